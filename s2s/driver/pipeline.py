@@ -1,12 +1,21 @@
 """The optimization pipeline behind ``s2s opt`` and ``s2s-cc``: C file in, C text out.
 
-PLACEHOLDER BODY: the contract (names, types) is fixed; the body is being written.
+    C file -> cc -E -> pycparser -> s2s.ir (one SDFG per function)
+           -> [transformations: later issues]
+           -> C back end prints the chosen loop nests -> spliced into the original text
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
+
+from backends.c import CPrinter, Replacement, line_directive, splice
+from frontends.c import lift_c_file
+from s2s.errors import S2SError
+from s2s.ir import contains_loop, serialize
+
+MODES = ("identity", "off")
 
 
 @dataclass(frozen=True)
@@ -19,6 +28,7 @@ class PipelineOptions:
     target: str = "c"
     report: bool = False
     compiler: str = "cc"  # the real compiler, used for preprocessing
+    emit_ir: bool = False
 
 
 @dataclass
@@ -34,5 +44,27 @@ def optimize_c_file(path: Path, cpp_args: Sequence[str], options: PipelineOption
 
     Raises ``s2s.errors.S2SError`` (or anything else on an internal bug): callers fall back.
     """
-    text = Path(path).read_text()
-    return PipelineResult(source=f'#line 1 "{path}"\n' + text, changed=False)
+    if options.mode not in MODES:
+        raise S2SError(f"unknown mode {options.mode!r} (expected one of {', '.join(MODES)})")
+    path_text = str(path)
+    text = Path(path).read_text(errors="surrogateescape")
+    if options.mode == "off":
+        return PipelineResult(source=line_directive(1, path_text) + "\n" + text, changed=False)
+
+    unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
+    replacements: list[Replacement] = []
+    report: list[str] = []
+    for sdfg in unit.functions:
+        printer = CPrinter(sdfg)
+        for node in sdfg.body.children:
+            if node.origin is None or not contains_loop(node):
+                continue
+            replacements.append(Replacement(node.origin, printer.statement(node)))
+            report.append(f"{path_text}:{node.origin.line}: {sdfg.name}: loop nest {node.id} regenerated ({options.mode})")
+    source = splice(text, path_text, replacements)
+    return PipelineResult(
+        source=source,
+        changed=bool(replacements),
+        report=report,
+        ir_json=serialize.dumps(unit) if options.emit_ir else None,
+    )

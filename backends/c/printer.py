@@ -1,0 +1,167 @@
+"""IR -> C statements: one method per control node, failing loudly on anything it does not know.
+
+Other back ends (OpenMP, Highway, CUDA) subclass ``CPrinter`` and override the few methods that
+differ (``print_Map``, ``expr_printer``, ...).
+"""
+from __future__ import annotations
+
+from s2s.ir import (
+    SDFG, Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr,
+    ExprPrinter, For, IfElse, LibraryNode, Map, Opaque, Range, Return, Sequence, Sym, Tasklet, While,
+)
+from s2s.ir import expr as ex
+
+
+class CPrinter:
+    indent_unit = "  "
+
+    def __init__(self, sdfg: SDFG, expr_printer: ExprPrinter | None = None):
+        self.sdfg = sdfg
+        self.containers = sdfg.container_map
+        self.expr = expr_printer or ExprPrinter()
+
+    # --- entry points ---------------------------------------------------------------------------
+
+    def statement(self, node: ControlNode) -> str:
+        """C text of one control node (no trailing newline)."""
+        return "\n".join(self.lines(node, 0))
+
+    def lines(self, node: ControlNode, level: int) -> list[str]:
+        method = getattr(self, "print_" + type(node).__name__, None)
+        if method is None:
+            raise TypeError(f"{type(self).__name__} cannot print {type(node).__name__} ({node.id})")
+        return method(node, level)
+
+    def pad(self, level: int) -> str:
+        return self.indent_unit * level
+
+    # --- control --------------------------------------------------------------------------------
+
+    def print_Sequence(self, node: Sequence, level: int) -> list[str]:
+        out = [self.pad(level) + "{"]
+        for child in node.children:
+            out += self.lines(child, level + 1)
+        out.append(self.pad(level) + "}")
+        return out
+
+    def body(self, header: str, body: Sequence, level: int) -> list[str]:
+        """``header`` followed by a braced body."""
+        inner = []
+        for child in body.children:
+            inner += self.lines(child, level + 1)
+        return [self.pad(level) + header + " {", *inner, self.pad(level) + "}"]
+
+    def print_For(self, node: For, level: int) -> list[str]:
+        var = node.var
+        init = f"{self.declaration(var)} = " if node.declares_var else f"{var} = "
+        header = f"for ({init}{self.expr(node.init)}; {self.expr(node.cond)}; {self.update(var, node.update)})"
+        return self.body(header, node.body, level)
+
+    def update(self, var: str, update: Expr) -> str:
+        if isinstance(update, Binary) and update.lhs == Sym(var):
+            if update.rhs == Const("1") and update.op in "+-":
+                return f"{var}{update.op * 2}"
+            if update.op in ("+", "-", "*", "/", "<<", ">>"):
+                return f"{var} {update.op}= {self.expr.print(update.rhs, 2)}"
+        return f"{var} = {self.expr(update)}"
+
+    def print_Map(self, node: Map, level: int) -> list[str]:
+        v = node.var
+        header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {v} < {self.expr(node.stop)}; "
+                  f"{self.update(v, ex.Binary('+', Sym(v), node.step))})")
+        return self.map_pragmas(node, level) + self.body(header, node.body, level)
+
+    def map_pragmas(self, node: Map, level: int) -> list[str]:
+        """Annotations before a Map's loop; plain C has none (its loops are correct sequentially)."""
+        return []
+
+    def print_IfElse(self, node: IfElse, level: int) -> list[str]:
+        out = self.body(f"if ({self.expr(node.cond)})", node.then, level)
+        if node.other is not None:
+            rest = self.body("else", node.other, level)
+            out[-1] += " " + rest[0].strip()
+            out += rest[1:]
+        return out
+
+    def print_While(self, node: While, level: int) -> list[str]:
+        if node.test_first:
+            return self.body(f"while ({self.expr(node.cond)})", node.body, level)
+        out = self.body("do", node.body, level)
+        out[-1] += f" while ({self.expr(node.cond)});"
+        return out
+
+    def print_Break(self, node: Break, level: int) -> list[str]:
+        return [self.pad(level) + "break;"]
+
+    def print_Continue(self, node: Continue, level: int) -> list[str]:
+        return [self.pad(level) + "continue;"]
+
+    def print_Return(self, node: Return, level: int) -> list[str]:
+        return [self.pad(level) + ("return;" if node.value is None else f"return {self.expr(node.value)};")]
+
+    def print_Opaque(self, node: Opaque, level: int) -> list[str]:
+        lines = node.text.rstrip("\n").split("\n")
+        # Preprocessor lines must start their line; other text keeps its own relative indentation.
+        return [ln if ln.lstrip().startswith("#") else self.pad(level) + ln for ln in lines]
+
+    def print_Declare(self, node: Declare, level: int) -> list[str]:
+        text = self.declaration(node.name)
+        if node.init is not None:
+            (tasklet,) = node.init.graph.computations()
+            text += " = " + self.expr(self.tasklet_value(node.init, tasklet))
+        elif node.init_text is not None:
+            text += " = " + node.init_text
+        return [self.pad(level) + text + ";"]
+
+    def declaration(self, name: str) -> str:
+        data = self.containers[name]
+        if data.declaration:
+            return data.declaration
+        if isinstance(data, Array):
+            dims = "".join(f"[{'' if d is None else self.expr(d)}]" for d in data.shape)
+            return f"{data.dtype.spelling} {name}{dims}"
+        return f"{data.dtype.spelling} {name}"
+
+    # --- dataflow -------------------------------------------------------------------------------
+
+    def print_Block(self, node: Block, level: int) -> list[str]:
+        out = []
+        for comp in node.graph.computations():
+            if isinstance(comp, Tasklet):
+                out.append(self.pad(level) + self.tasklet_statement(node, comp))
+            elif isinstance(comp, LibraryNode):
+                out.append(self.pad(level) + self.library_statement(node, comp))
+        return out
+
+    def memlet_expr(self, data: str, subset) -> Expr:
+        if not subset:
+            return Sym(data)
+        if any(isinstance(s, Range) for s in subset):
+            raise TypeError(f"a range memlet on {data} cannot be printed as an element")
+        return Access(data, tuple(subset))
+
+    def tasklet_value(self, block: Block, t: Tasklet) -> Expr:
+        """The tasklet's expression with each input connector replaced by what flows into it."""
+        mapping = {e.dst_conn: self.memlet_expr(e.data, e.subset) for e in block.graph.in_edges(t.id)}
+        return ex.substitute(t.expr, mapping)
+
+    def tasklet_statement(self, block: Block, t: Tasklet) -> str:
+        value = self.tasklet_value(block, t)
+        if t.output is None:
+            return self.expr(value) + ";"
+        (out_edge,) = [e for e in block.graph.out_edges(t.id) if e.src_conn == t.output]
+        target = self.memlet_expr(out_edge.data, out_edge.subset)
+        lhs = self.expr(target)
+        if isinstance(value, Binary) and value.lhs == target and value.op in _COMPOUND:
+            if value.rhs == Const("1") and value.op in "+-":
+                return f"{lhs}{value.op * 2};"
+            return f"{lhs} {value.op}= {self.expr.print(value.rhs, 2)};"
+        return f"{lhs} = {self.expr.print(value, 2)};"
+
+    def library_statement(self, block: Block, node: LibraryNode) -> str:
+        mapping = {e.dst_conn: self.memlet_expr(e.data, e.subset) for e in block.graph.in_edges(node.id)}
+        args = ", ".join(self.expr(ex.substitute(a, mapping)) for a in node.args)
+        return f"{node.name}({args});"
+
+
+_COMPOUND = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}

@@ -1,0 +1,69 @@
+"""C expressions (pycparser AST) -> IR expressions."""
+from __future__ import annotations
+
+from typing import Callable
+
+from pycparser import c_ast
+
+from frontends.c.c_text import node_text
+from frontends.c.declarations import Unliftable
+from s2s.ir import Access, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
+
+_UNARY_OPS = {"-", "+", "!", "~"}
+
+
+class ExpressionLifter:
+    """Lifts side-effect-free C expressions. ``resolve`` maps a C name in scope to its container
+    name (or returns it unchanged for enum constants and functions)."""
+
+    def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool]):
+        self.resolve = resolve
+        self.is_variable = is_variable
+
+    def __call__(self, node: c_ast.Node) -> Expr:
+        method = getattr(self, "lift_" + type(node).__name__, None)
+        if method is None:
+            raise Unliftable(f"{type(node).__name__} expression")
+        return method(node)
+
+    def lift_Constant(self, n: c_ast.Constant) -> Expr:
+        return Const(n.value)
+
+    def lift_ID(self, n: c_ast.ID) -> Expr:
+        return Sym(self.resolve(n.name))
+
+    def lift_ArrayRef(self, n: c_ast.ArrayRef) -> Expr:
+        indices: list[Expr] = []
+        node: c_ast.Node = n
+        while isinstance(node, c_ast.ArrayRef):
+            indices.insert(0, self(node.subscript))
+            node = node.name
+        if not isinstance(node, c_ast.ID):
+            raise Unliftable("subscript of a computed pointer")
+        return Access(self.resolve(node.name), tuple(indices))
+
+    def lift_BinaryOp(self, n: c_ast.BinaryOp) -> Expr:
+        return Binary(n.op, self(n.left), self(n.right))
+
+    def lift_UnaryOp(self, n: c_ast.UnaryOp) -> Expr:
+        if n.op in _UNARY_OPS:
+            return Unary(n.op, self(n.expr))
+        if n.op == "sizeof":
+            if isinstance(n.expr, c_ast.Typename):
+                return SizeOf(type=node_text(n.expr))
+            return SizeOf(operand=self(n.expr))
+        raise Unliftable(f"unary {n.op}")
+
+    def lift_TernaryOp(self, n: c_ast.TernaryOp) -> Expr:
+        return Ternary(self(n.cond), self(n.iftrue), self(n.iffalse))
+
+    def lift_Cast(self, n: c_ast.Cast) -> Expr:
+        return Cast(node_text(n.to_type), self(n.expr))
+
+    def lift_FuncCall(self, n: c_ast.FuncCall) -> Expr:
+        if not isinstance(n.name, c_ast.ID) or self.is_variable(n.name.name):
+            raise Unliftable("call through a pointer")
+        args = n.args.exprs if n.args is not None else []
+        if any(isinstance(a, c_ast.Typename) for a in args):
+            raise Unliftable("builtin taking a type")
+        return Call(n.name.name, tuple(self(a) for a in args))

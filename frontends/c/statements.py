@@ -1,0 +1,366 @@
+"""C function bodies (pycparser AST) -> SDFG control trees.
+
+What the IR models (canonical for loops, while/do loops, if/else, assignments and calls on scalars
+and array elements, declarations) is lifted; every other statement (goto, switch, pointer walks,
+struct members, inline asm, ...) becomes an Opaque node carrying its C text, so nothing is lost.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from frontends.c.parse import FUNC_DECL_TYPES
+
+from frontends.c.c_text import node_text, statement_text
+from frontends.c.declarations import Unliftable, container_for
+from frontends.c.expressions import ExpressionLifter
+from s2s.ir import (
+    Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse,
+    Return, Scalar, Sequence, SourceSpan, Storage, Sym, Symbol, While,
+)
+from s2s.ir import expr as ex
+from s2s.ir.builder import SDFGBuilder
+
+_COMPOUND_ASSIGN = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+
+
+@dataclass
+class FileScope:
+    """What the file declares outside functions: variables (by name) and enum constants."""
+
+    variables: dict[str, c_ast.Decl] = field(default_factory=dict)
+    enum_constants: set[str] = field(default_factory=set)
+    functions: set[str] = field(default_factory=set)
+
+
+def written_names(node: c_ast.Node) -> set[str]:
+    """Names assigned, incremented or whose address is taken anywhere below ``node``."""
+    out: set[str] = set()
+
+    class V(c_ast.NodeVisitor):
+        def visit_Assignment(self, n):
+            if isinstance(n.lvalue, c_ast.ID):
+                out.add(n.lvalue.name)
+            self.generic_visit(n)
+
+        def visit_UnaryOp(self, n):
+            if n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID):
+                out.add(n.expr.name)
+            self.generic_visit(n)
+
+    V().visit(node)
+    return out
+
+
+class FunctionLifter:
+    def __init__(self, func: c_ast.FuncDef, file_scope: FileScope):
+        self.func = func
+        self.file_scope = file_scope
+        signature = node_text(func.decl)
+        self.b = SDFGBuilder(func.decl.name, signature)
+        self.scopes: list[dict[str, str]] = [{}]
+        self.loop_vars: list[str] = []
+        self.written = written_names(func.body)
+        self.expr = ExpressionLifter(self.resolve, self.is_variable)
+        self.opaque_reasons: list[str] = []
+
+    # --- names ----------------------------------------------------------------------------------
+
+    def is_variable(self, cname: str) -> bool:
+        return any(cname in s for s in self.scopes) or cname in self.file_scope.variables
+
+    def resolve(self, cname: str) -> str:
+        for scope in reversed(self.scopes):
+            if cname in scope:
+                return scope[cname]
+        decl = self.file_scope.variables.get(cname)
+        if decl is None:
+            return cname  # an enum constant or a function
+        if self.b.has_container(cname):
+            existing = self.b.container(cname)
+            if existing.storage is not Storage.GLOBAL:
+                raise Unliftable(f"global {cname!r} is shadowed by a local of the same name")
+            return cname
+        self.b.add_container(container_for(decl, cname, Storage.GLOBAL, self.expr))
+        return cname
+
+    def declare_local(self, decl: c_ast.Decl, storage: Storage) -> str:
+        """Brings ``decl`` into the innermost scope; reuses the C name unless that would shadow a
+        live variable or clash with a different earlier declaration."""
+        cname = decl.name
+        data = container_for(decl, cname, storage, self._lift_dim)
+        active = any(cname in s for s in self.scopes)
+        name = cname
+        if self.b.has_container(cname):
+            prev = self.b.container(cname)
+            same = prev.declaration == data.declaration and prev.storage is storage
+            if active or not same:
+                name = self.b.unique_name(cname)
+                data = container_for(decl, name, storage, self._lift_dim)
+                self.b.add_container(data)
+        else:
+            self.b.add_container(data)
+        self.scopes[-1][cname] = name
+        return name
+
+    def _lift_dim(self, node: c_ast.Node) -> Expr:
+        return self.expr(node)
+
+    # --- function -------------------------------------------------------------------------------
+
+    def lift(self, origin: SourceSpan | None = None, body_origins: dict[int, SourceSpan] | None = None):
+        params = self.func.decl.type.args.params if self.func.decl.type.args else []
+        for p in params:
+            if not isinstance(p, c_ast.Decl) or p.name is None:
+                continue  # (void), or an unnamed parameter
+            data = container_for(p, p.name, Storage.ARGUMENT, self._lift_dim, is_param=p.name not in self.written)
+            self.b.add_container(data, param=True)
+            self.scopes[0][p.name] = p.name
+        # Declarations directly in the body keep their C names: code outside rewritten regions uses them.
+        self.scopes.append({})
+        items = self.func.body.block_items or []
+        for s in items:
+            if isinstance(s, c_ast.Decl) and s.name and not self.b.has_container(s.name):
+                storage = Storage.STATIC_LOCAL if "static" in s.storage else Storage.STACK
+                self.b.add_container(container_for(s, s.name, storage, self._lift_dim))
+        children: list[ControlNode] = []
+        for k, s in enumerate(items):
+            span = (body_origins or {}).get(k)
+            for node in self.statement(s):
+                children.append(_with_origin(node, span) if span is not None else node)
+                span = None
+        body = self.b.sequence(children)
+        return self.b.build(body, origin)
+
+    # --- statements -----------------------------------------------------------------------------
+
+    def statement(self, s: c_ast.Node) -> list[ControlNode]:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        try:
+            if method is None:
+                raise Unliftable(f"{type(s).__name__} statement")
+            return method(s)
+        except Unliftable as why:
+            return [self._opaque(s, str(why))]
+
+    def _opaque(self, s: c_ast.Node, reason: str) -> ControlNode:
+        self.opaque_reasons.append(reason)
+        return self.b.opaque(statement_text(self._renamed(s)), reason)
+
+    def _renamed(self, s: c_ast.Node) -> c_ast.Node:
+        """``s`` with references to renamed locals spelled as in the IR (scope-aware)."""
+        live = {c: n for scope in self.scopes for c, n in scope.items() if c != n}
+        if not live:
+            return s
+        s = copy.deepcopy(s)
+        _rename_ids(s, live)
+        return s
+
+    def as_sequence(self, s: c_ast.Node | None) -> Sequence:
+        if s is None:
+            return self.b.sequence([])
+        if isinstance(s, c_ast.Compound):
+            return self.stmt_Compound(s)[0]
+        self.scopes.append({})
+        try:
+            return self.b.sequence(self.statement(s))
+        finally:
+            self.scopes.pop()
+
+    def stmt_Compound(self, s: c_ast.Compound) -> list[ControlNode]:
+        self.scopes.append({})
+        try:
+            children = [n for item in (s.block_items or []) for n in self.statement(item)]
+        finally:
+            self.scopes.pop()
+        return [self.b.sequence(children)]
+
+    def stmt_EmptyStatement(self, s) -> list[ControlNode]:
+        return []
+
+    def stmt_Pragma(self, s: c_ast.Pragma) -> list[ControlNode]:
+        return [self.b.opaque(f"#pragma {s.string}\n", "pragma")]
+
+    def stmt_Decl(self, s: c_ast.Decl) -> list[ControlNode]:
+        if s.name is None or isinstance(s.type, FUNC_DECL_TYPES) or "extern" in s.storage or "typedef" in s.storage:
+            raise Unliftable("declaration of a type or function")
+        storage = Storage.STATIC_LOCAL if "static" in s.storage else Storage.STACK
+        in_body_scope = len(self.scopes) == 2 and s.name in self._body_names()
+        if in_body_scope:
+            name = s.name
+            self.scopes[-1][s.name] = s.name
+        else:
+            name = self.declare_local(s, storage)
+        data = self.b.container(name)
+        init: Block | None = None
+        init_text: str | None = None
+        if s.init is not None:
+            if storage is Storage.STATIC_LOCAL or isinstance(s.init, c_ast.InitList) or isinstance(data, Array):
+                init_text = node_text(self._renamed(s.init))
+            else:
+                try:
+                    init = self.b.assignment(Sym(name), self._value(s.init), self.loop_vars, _dtype(data))
+                except Unliftable:
+                    init_text = node_text(self._renamed(s.init))
+        return [self.b.node(Declare, name=name, init=init, init_text=init_text)]
+
+    def _body_names(self) -> set[str]:
+        return {d.name for d in (self.func.body.block_items or []) if isinstance(d, c_ast.Decl) and d.name}
+
+    def stmt_Assignment(self, s: c_ast.Assignment) -> list[ControlNode]:
+        target = self._target(s.lvalue)
+        value = self._value(s.rvalue)
+        if s.op in _COMPOUND_ASSIGN:
+            value = Binary(s.op[:-1], target, value)
+        elif s.op != "=":
+            raise Unliftable(f"assignment {s.op}")
+        return [self.b.assignment(target, value, self.loop_vars)]
+
+    def stmt_UnaryOp(self, s: c_ast.UnaryOp) -> list[ControlNode]:
+        if s.op not in ("++", "--", "p++", "p--"):
+            raise Unliftable(f"expression statement {s.op}")
+        target = self._target(s.expr)
+        op = "+" if "+" in s.op else "-"
+        return [self.b.assignment(target, Binary(op, target, Const("1")), self.loop_vars)]
+
+    def stmt_FuncCall(self, s: c_ast.FuncCall) -> list[ControlNode]:
+        return [self.b.assignment(None, self._value(s), self.loop_vars)]
+
+    def stmt_If(self, s: c_ast.If) -> list[ControlNode]:
+        cond = self._value(s.cond)
+        then = self.as_sequence(s.iftrue)
+        other = self.as_sequence(s.iffalse) if s.iffalse is not None else None
+        return [self.b.node(IfElse, cond=cond, then=then, other=other)]
+
+    def stmt_While(self, s: c_ast.While) -> list[ControlNode]:
+        cond = self._value(s.cond)
+        return [self.b.node(While, cond=cond, body=self._loop_body(s.stmt, None))]
+
+    def stmt_DoWhile(self, s: c_ast.DoWhile) -> list[ControlNode]:
+        cond = self._value(s.cond)
+        return [self.b.node(While, cond=cond, body=self._loop_body(s.stmt, None), test_first=False)]
+
+    def stmt_Break(self, s) -> list[ControlNode]:
+        return [self.b.node(Break)]
+
+    def stmt_Continue(self, s) -> list[ControlNode]:
+        return [self.b.node(Continue)]
+
+    def stmt_Return(self, s: c_ast.Return) -> list[ControlNode]:
+        return [self.b.node(Return, value=None if s.expr is None else self._value(s.expr))]
+
+    def stmt_For(self, s: c_ast.For) -> list[ControlNode]:
+        if s.init is None and s.next is None:
+            cond = Const("1") if s.cond is None else self._value(s.cond)
+            return [self.b.node(While, cond=cond, body=self._loop_body(s.stmt, None))]
+        if s.cond is None:
+            raise Unliftable("for loop without a condition")
+        self.scopes.append({})
+        try:
+            declares = False
+            if isinstance(s.init, c_ast.DeclList) and len(s.init.decls) == 1 and s.init.decls[0].init is not None:
+                decl = s.init.decls[0]
+                if "static" in decl.storage:
+                    raise Unliftable("static loop variable")
+                var = self.declare_local(decl, Storage.STACK)
+                init = self._value(decl.init)
+                declares = True
+            elif isinstance(s.init, c_ast.Assignment) and s.init.op == "=" and isinstance(s.init.lvalue, c_ast.ID):
+                var = self.resolve(s.init.lvalue.name)
+                init = self._value(s.init.rvalue)
+            else:
+                raise Unliftable("for loop initialisation is not `var = expr`")
+            if not isinstance(self.b.container(var) if self.b.has_container(var) else None, Scalar):
+                raise Unliftable("for loop variable is not a local scalar")
+            cond = self._value(s.cond)
+            update = self._update(s.next, var)
+            body = self._loop_body(s.stmt, var)
+            return [self.b.node(For, var=var, init=init, cond=cond, update=update, body=body, declares_var=declares)]
+        finally:
+            self.scopes.pop()
+
+    def _loop_body(self, s: c_ast.Node, var: str | None) -> Sequence:
+        if var is not None:
+            self.loop_vars.append(var)
+        try:
+            return self.as_sequence(s)
+        finally:
+            if var is not None:
+                self.loop_vars.pop()
+
+    def _update(self, n: c_ast.Node | None, var: str) -> Expr:
+        v = Sym(var)
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") and self._is_var(n.expr, var):
+            return Binary("+" if "+" in n.op else "-", v, Const("1"))
+        if isinstance(n, c_ast.Assignment) and self._is_var(n.lvalue, var):
+            value = self._value(n.rvalue)
+            if n.op == "=":
+                return value
+            if n.op in _COMPOUND_ASSIGN:
+                return Binary(n.op[:-1], v, value)
+        raise Unliftable("for loop update is not an assignment of the loop variable")
+
+    def _is_var(self, n: c_ast.Node, var: str) -> bool:
+        return isinstance(n, c_ast.ID) and self.resolve(n.name) == var
+
+    # --- expressions ----------------------------------------------------------------------------
+
+    def _value(self, n: c_ast.Node) -> Expr:
+        e = self.expr(n)
+        self._check_values(e)
+        return e
+
+    def _target(self, n: c_ast.Node) -> Sym | Access:
+        t = self.expr(n)
+        if isinstance(t, Sym) and isinstance(self._data(t.name), Scalar):
+            return t
+        if isinstance(t, Access) and isinstance(self._data(t.name), Array) and len(t.indices) == self._data(t.name).rank:
+            for i in t.indices:
+                self._check_values(i)
+            return t
+        raise Unliftable("assignment target is not a scalar or an array element")
+
+    def _data(self, name: str):
+        return self.b.container(name) if self.b.has_container(name) else None
+
+    def _check_values(self, e: Expr) -> None:
+        """Values must be plain numbers: no arrays or pointers used as values, no partial subscripts."""
+        for n in ex.walk(e):
+            if isinstance(n, Sym):
+                d = self._data(n.name)
+                if isinstance(d, Array):
+                    raise Unliftable(f"array {n.name!r} used as a pointer value")
+            elif isinstance(n, Access):
+                d = self._data(n.name)
+                if not isinstance(d, Array) or len(n.indices) != d.rank:
+                    raise Unliftable(f"subscript of {n.name!r} is not an element access")
+
+
+def _dtype(data) -> str | None:
+    return data.dtype.spelling if isinstance(data, (Scalar, Symbol)) else None
+
+
+def _with_origin(node: ControlNode, span: SourceSpan) -> ControlNode:
+    return type(node)(**{**node.__dict__, "origin": span})
+
+
+def _rename_ids(node: c_ast.Node, renames: dict[str, str]) -> None:
+    """Rename ID references in place, respecting declarations inside ``node`` that shadow them."""
+    shadowed: list[set[str]] = [set()]
+
+    def visit(n: c_ast.Node) -> None:
+        opens = isinstance(n, (c_ast.Compound, c_ast.For))
+        if opens:
+            shadowed.append(set())
+        if isinstance(n, c_ast.Decl) and n.name in renames:
+            shadowed[-1].add(n.name)
+        if isinstance(n, c_ast.ID) and n.name in renames and not any(n.name in s for s in shadowed):
+            n.name = renames[n.name]
+        for _, child in n.children():
+            visit(child)
+        if opens:
+            shadowed.pop()
+
+    visit(node)

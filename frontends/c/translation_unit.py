@@ -1,0 +1,98 @@
+"""A whole C file -> TranslationUnit: file-scope names, then every function defined in the file."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence as Seq
+
+from pycparser import c_ast
+
+from frontends.c.parse import FUNC_DECL_TYPES, parse
+from frontends.c.preprocess import preprocess
+from frontends.c.source_map import SourceText
+from frontends.c.statements import FileScope, FunctionLifter
+from s2s.ir import SourceSpan, TranslationUnit
+
+# Statements whose first token is one of these can be located in the original text and rewritten.
+_KEYWORD_OF = {c_ast.For: "for", c_ast.While: "while", c_ast.DoWhile: "do", c_ast.If: "if", c_ast.Switch: "switch"}
+
+
+def file_scope_of(ast: c_ast.FileAST) -> FileScope:
+    scope = FileScope()
+    for ext in ast.ext:
+        decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+        if isinstance(decl, c_ast.Decl):
+            if isinstance(decl.type, FUNC_DECL_TYPES):
+                scope.functions.add(decl.name)
+            elif decl.name and "typedef" not in decl.storage:
+                scope.variables[decl.name] = decl
+            for enum in _enums_in(decl.type):
+                scope.enum_constants.update(e.name for e in (enum.values.enumerators if enum.values else []))
+    return scope
+
+
+def _enums_in(t: c_ast.Node):
+    while t is not None:
+        if isinstance(t, c_ast.Enum):
+            yield t
+            return
+        t = getattr(t, "type", None)
+
+
+def _coords(node: c_ast.Node):
+    if node.coord is not None:
+        yield node.coord
+    for _, child in node.children():
+        yield from _coords(child)
+
+
+def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[int, SourceSpan]:
+    """Spans in the original text of the function body's top-level statements that can be
+    rewritten: loops and branches that plainly stand in the file (not made by a macro), whose
+    nested code all comes from the same lines, and that share no line with another statement."""
+    items = func.body.block_items or []
+    lines = [s.coord.line if s.coord and s.coord.file == main_file else None for s in items]
+    spans: dict[int, SourceSpan] = {}
+    for k, s in enumerate(items):
+        keyword = _KEYWORD_OF.get(type(s))
+        if keyword is None or lines[k] is None:
+            continue
+        start = source.find_keyword(s.coord.line, s.coord.column or 1, keyword)
+        if start is None:
+            continue
+        span = source.statement_span(start)
+        if span is None:
+            continue
+        first, last = span.line, source.line_of(span.end - 1)
+        others = [ln for j, ln in enumerate(lines) if j != k and ln is not None]
+        if any(first <= ln <= last for ln in others):
+            continue
+        if any(c.file != main_file or not first <= c.line <= last for c in _coords(s)):
+            continue
+        spans[k] = span
+    return spans
+
+
+def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str) -> tuple[TranslationUnit, list[str]]:
+    """Lift every function defined in ``main_file``. Returns the unit and the reasons why
+    statements stayed opaque (one entry per opaque statement)."""
+    scope = file_scope_of(ast)
+    source = SourceText(main_file, original_text)
+    functions = []
+    reasons: list[str] = []
+    for ext in ast.ext:
+        if not isinstance(ext, c_ast.FuncDef) or ext.coord is None or ext.coord.file != main_file:
+            continue
+        lifter = FunctionLifter(ext, scope)
+        functions.append(lifter.lift(body_origins=body_spans(ext, source, main_file)))
+        reasons.extend(lifter.opaque_reasons)
+    return TranslationUnit(main_file, tuple(functions), original_text), reasons
+
+
+def lift_c_file(path: str | Path, cpp_args: Seq[str] = (), compiler: str = "cc",
+                text: str | None = None) -> tuple[TranslationUnit, list[str]]:
+    """Preprocess, parse and lift one C file (``text``: its contents, if already read)."""
+    path = str(path)
+    if text is None:
+        text = Path(path).read_text(errors="surrogateescape")
+    ast = parse(preprocess(path, cpp_args, compiler), path)
+    return lift_translation_unit(ast, path, text)

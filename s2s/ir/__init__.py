@@ -1,0 +1,33 @@
+"""s2s.ir: the structured stateful dataflow multigraph (an SDFG-like IR).
+
+A TranslationUnit holds SDFGs (one per function). An SDFG has data containers (Scalar, Array,
+Symbol) and a control tree (Sequence, For, Map, IfElse, While, Break, Continue, Return, Declare,
+Opaque) whose leaves are dataflow Blocks: AccessNodes, Tasklets and LibraryNodes joined by Memlets
+with symbolic subsets. Everything is an immutable dataclass with a stable id; transformations
+return new objects.
+"""
+from s2s.ir.control import (
+    LOOPS, Block, Break, Continue, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Schedule,
+    Sequence, SourceSpan, While, child_nodes, contains_loop, walk,
+)
+from s2s.ir.data import Array, Data, Scalar, Storage, Symbol
+from s2s.ir.dataflow import (
+    AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet,
+)
+from s2s.ir.expr import (
+    PURE_FUNCTIONS, Access, Binary, Call, Cast, Const, Expr, ExprPrinter, SizeOf, Sym, Ternary, Unary,
+    format_expr,
+)
+from s2s.ir.sdfg import SDFG, TranslationUnit
+from s2s.ir.types import ScalarType, TypeKind, scalar_type
+
+__all__ = [
+    "LOOPS", "Block", "Break", "Continue", "ControlNode", "Declare", "For", "IfElse", "Map", "Opaque",
+    "Return", "Schedule", "Sequence", "SourceSpan", "While", "child_nodes", "contains_loop", "walk",
+    "Array", "Data", "Scalar", "Storage", "Symbol",
+    "AccessNode", "DataflowGraph", "DataflowNode", "LibraryNode", "Memlet", "Range", "Subscript", "Tasklet",
+    "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
+    "Ternary", "Unary", "format_expr",
+    "SDFG", "TranslationUnit",
+    "ScalarType", "TypeKind", "scalar_type",
+]

@@ -1,0 +1,54 @@
+"""Data containers of an SDFG: scalars, arrays and symbols, and where they live."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from s2s.ir.expr import Expr
+from s2s.ir.types import ScalarType
+
+
+class Storage(enum.Enum):
+    GLOBAL = "global"          # file-scope object (extern or static)
+    STACK = "stack"            # automatic local variable (VLAs included)
+    STATIC_LOCAL = "static"    # function-scope `static`
+    HEAP = "heap"              # memory reached through a pointer that the function allocates
+    ARGUMENT = "argument"      # a parameter (arrays: passed as a pointer)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str
+    dtype: ScalarType
+    storage: Storage
+    declaration: str | None = None  # C declaration text when the type is more than a name
+
+
+@dataclass(frozen=True)
+class Array:
+    """A multi-dimensional array. ``shape`` entries are symbolic extents; None is an unknown extent
+    (``double *A`` or the first dimension of ``double A[][N]``)."""
+
+    name: str
+    dtype: ScalarType
+    shape: tuple[Expr | None, ...]
+    storage: Storage
+    declaration: str | None = None
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """An integer parameter (``int n``) never written in the function: loop bounds and subscripts
+    may be affine in it."""
+
+    name: str
+    dtype: ScalarType
+    storage: Storage = Storage.ARGUMENT
+    declaration: str | None = None
+
+
+Data = Scalar | Array | Symbol

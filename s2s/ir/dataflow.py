@@ -1,0 +1,125 @@
+"""Dataflow blocks: a small acyclic multigraph of access nodes, tasklets and library nodes whose
+edges (memlets) say exactly which elements of which container flow where."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import networkx as nx
+
+from s2s.ir.expr import Expr
+
+
+@dataclass(frozen=True)
+class Range:
+    """A strided interval of indices, ``start <= i < stop`` by ``step`` (a memlet dimension)."""
+
+    start: Expr
+    stop: Expr
+    step: Expr
+
+
+Subscript = Union[Expr, Range]
+
+
+@dataclass(frozen=True)
+class AccessNode:
+    """A read or write of a container within a block."""
+
+    id: str
+    data: str
+
+
+@dataclass(frozen=True)
+class Tasklet:
+    """``output = expr(inputs)``: a typed expression whose free names are its input connectors.
+
+    ``output`` is None for an expression evaluated for its effect only (a call such as
+    ``printf``); ``expr`` may call functions outside PURE_FUNCTIONS, which makes the tasklet
+    impure (analyses then treat it as touching unknown memory).
+    """
+
+    id: str
+    inputs: tuple[str, ...]
+    output: str | None
+    expr: Expr
+    dtype: str | None = None  # C type of the value written, when known
+
+
+@dataclass(frozen=True)
+class LibraryNode:
+    """A call to a well-known routine whose effect on memory is known (``memset``, ``memcpy``, ...).
+
+    ``args`` are expressions over the input connectors; memlets on its connectors say which
+    elements it reads and writes.
+    """
+
+    id: str
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    args: tuple[Expr, ...]
+
+
+DataflowNode = Union[AccessNode, Tasklet, LibraryNode]
+
+
+@dataclass(frozen=True)
+class Memlet:
+    """An edge: elements ``subset`` of container ``data`` moving from ``src`` to ``dst``.
+
+    ``subset`` is one subscript per dimension (an element or a Range); empty for scalars.
+    ``wcr`` is the write-conflict resolution of a reduction edge ("+", "*", "min", "max"), else None.
+    """
+
+    src: str
+    src_conn: str | None
+    dst: str
+    dst_conn: str | None
+    data: str
+    subset: tuple[Subscript, ...] = ()
+    wcr: str | None = None
+
+
+@dataclass(frozen=True)
+class DataflowGraph:
+    nodes: tuple[DataflowNode, ...]
+    edges: tuple[Memlet, ...]
+
+    def node(self, node_id: str) -> DataflowNode:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+    def in_edges(self, node_id: str) -> list[Memlet]:
+        return [e for e in self.edges if e.dst == node_id]
+
+    def out_edges(self, node_id: str) -> list[Memlet]:
+        return [e for e in self.edges if e.src == node_id]
+
+    def as_networkx(self) -> nx.MultiDiGraph:
+        g = nx.MultiDiGraph()
+        for n in self.nodes:
+            g.add_node(n.id, node=n)
+        for e in self.edges:
+            g.add_edge(e.src, e.dst, memlet=e)
+        return g
+
+    def topological_nodes(self) -> list[DataflowNode]:
+        """Nodes in an order that respects the edges, ties broken by their position in ``nodes``."""
+        position = {n.id: i for i, n in enumerate(self.nodes)}
+        order = nx.lexicographical_topological_sort(self.as_networkx(), key=lambda i: position[i])
+        return [self.node(i) for i in order]
+
+    def computations(self) -> list[Tasklet | LibraryNode]:
+        return [n for n in self.topological_nodes() if not isinstance(n, AccessNode)]
+
+    def reads(self) -> list[Memlet]:
+        """Memlets from containers into computations."""
+        access = {n.id for n in self.nodes if isinstance(n, AccessNode)}
+        return [e for e in self.edges if e.src in access]
+
+    def writes(self) -> list[Memlet]:
+        access = {n.id for n in self.nodes if isinstance(n, AccessNode)}
+        return [e for e in self.edges if e.dst in access]

@@ -1,0 +1,57 @@
+"""An SDFG is one function: its containers and its control tree. A TranslationUnit is one file."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from s2s.ir.control import ControlNode, Sequence, SourceSpan, walk
+from s2s.ir.data import Data
+
+
+@dataclass(frozen=True)
+class SDFG:
+    """A function. ``containers`` lists every name its body refers to: parameters, locals (unique
+    names; shadowed C names are renamed), and the globals it uses. ``signature`` is the C text of
+    the function head (``static void kernel(int n, double A[n][n])``)."""
+
+    name: str
+    signature: str
+    params: tuple[str, ...]
+    containers: tuple[Data, ...]
+    body: Sequence
+    origin: SourceSpan | None = field(default=None, compare=False)
+
+    def container(self, name: str) -> Data:
+        for c in self.containers:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.name}: no container {name!r}")
+
+    @property
+    def container_map(self) -> dict[str, Data]:
+        return {c.name: c for c in self.containers}
+
+    def nodes(self) -> Iterator[ControlNode]:
+        return walk(self.body)
+
+    def find(self, element_id: str) -> ControlNode:
+        for n in self.nodes():
+            if n.id == element_id:
+                return n
+        raise KeyError(f"{self.name}: no element {element_id!r}")
+
+
+@dataclass(frozen=True)
+class TranslationUnit:
+    """A C file as the IR sees it: its functions (in file order) and the file's text, which the
+    C back end splices regenerated regions into."""
+
+    path: str
+    functions: tuple[SDFG, ...]
+    source: str = field(default="", repr=False)
+
+    def function(self, name: str) -> SDFG:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
