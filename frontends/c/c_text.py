@@ -18,6 +18,18 @@ class CText(GnuCGenerator):
                 return f"__builtin_va_arg({self.visit(ap)}, {self.visit(size.expr)})"
         return super().visit_FuncCall(n)
 
+    def _generate_type(self, n, modifiers=None, emit_declname=True, emit_base_type=True):
+        # pycparser >= 3.11 asks for declarators without their shared base type (``int a, *b``);
+        # pycparserext's override predates that keyword, so strip the base type ourselves.
+        full = super()._generate_type(n, modifiers, emit_declname=emit_declname)
+        if emit_base_type:
+            return full
+        inner = n
+        while not isinstance(inner, c_ast.TypeDecl) and hasattr(inner, "type"):
+            inner = inner.type
+        base = (" ".join(inner.quals) + " " if inner.quals else "") + self.visit(inner.type)
+        return full[len(base):].lstrip() if full.startswith(base) else full
+
     def visit_Pragma(self, n: c_ast.Pragma) -> str:
         return f"#pragma {n.string}"
 

@@ -7,6 +7,7 @@ from pycparser import c_ast
 
 from frontends.c.c_text import node_text
 from frontends.c.declarations import Unliftable
+from frontends.c.parse import VA_ARG_PLACEHOLDER
 from s2s.ir import Access, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
 
 _UNARY_OPS = {"-", "+", "!", "~"}
@@ -63,6 +64,8 @@ class ExpressionLifter:
     def lift_FuncCall(self, n: c_ast.FuncCall) -> Expr:
         if not isinstance(n.name, c_ast.ID) or self.is_variable(n.name.name):
             raise Unliftable("call through a pointer")
+        if n.name.name == VA_ARG_PLACEHOLDER:
+            raise Unliftable("va_arg")
         args = n.args.exprs if n.args is not None else []
         if any(isinstance(a, c_ast.Typename) for a in args):
             raise Unliftable("builtin taking a type")

@@ -120,14 +120,19 @@ class SDFGBuilder:
                 edges.append(Memlet(access.id, None, tasklet_id, conn, data, key[1]))
             return inputs[key]
 
-        def to_connector(n: ex.Expr) -> ex.Expr | None:
+        def to_connectors(n: ex.Expr) -> ex.Expr:
+            # Subscripts stay as they are: memlet subsets are symbolic in container names.
             if isinstance(n, ex.Access) and n.name in self._containers:
                 return ex.Sym(connector_for((n.name, n.indices), n.name))
-            if isinstance(n, ex.Sym) and n.name not in free and isinstance(self._containers.get(n.name), Scalar):
-                return ex.Sym(connector_for((n.name, ()), n.name))
-            return None
+            if isinstance(n, ex.Sym):
+                if n.name not in free and isinstance(self._containers.get(n.name), Scalar):
+                    return ex.Sym(connector_for((n.name, ()), n.name))
+                return n
+            if isinstance(n, ex.SizeOf):
+                return n
+            return ex.rebuild_children(n, to_connectors)
 
-        body = ex.rebuild(value, to_connector)
+        body = to_connectors(value)
         output = None
         if target is not None:
             output = "out"

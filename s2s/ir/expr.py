@@ -152,22 +152,28 @@ def is_pure(e: Expr) -> bool:
     )
 
 
+def rebuild_children(e: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """``e`` with ``fn`` applied to each direct child (a top-down rewrite step)."""
+    if isinstance(e, Access):
+        return Access(e.name, tuple(fn(i) for i in e.indices))
+    if isinstance(e, Unary):
+        return Unary(e.op, fn(e.operand))
+    if isinstance(e, Cast):
+        return Cast(e.type, fn(e.operand))
+    if isinstance(e, Binary):
+        return Binary(e.op, fn(e.lhs), fn(e.rhs))
+    if isinstance(e, Ternary):
+        return Ternary(fn(e.cond), fn(e.then), fn(e.other))
+    if isinstance(e, Call):
+        return Call(e.func, tuple(fn(a) for a in e.args))
+    if isinstance(e, SizeOf) and e.operand is not None:
+        return SizeOf(None, fn(e.operand))
+    return e
+
+
 def rebuild(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """Bottom-up rewrite: ``fn`` returns a replacement or None to keep the (rebuilt) node."""
-    if isinstance(e, Access):
-        e = Access(e.name, tuple(rebuild(i, fn) for i in e.indices))
-    elif isinstance(e, Unary):
-        e = Unary(e.op, rebuild(e.operand, fn))
-    elif isinstance(e, Cast):
-        e = Cast(e.type, rebuild(e.operand, fn))
-    elif isinstance(e, Binary):
-        e = Binary(e.op, rebuild(e.lhs, fn), rebuild(e.rhs, fn))
-    elif isinstance(e, Ternary):
-        e = Ternary(rebuild(e.cond, fn), rebuild(e.then, fn), rebuild(e.other, fn))
-    elif isinstance(e, Call):
-        e = Call(e.func, tuple(rebuild(a, fn) for a in e.args))
-    elif isinstance(e, SizeOf) and e.operand is not None:
-        e = SizeOf(None, rebuild(e.operand, fn))
+    e = rebuild_children(e, lambda c: rebuild(c, fn))
     replaced = fn(e)
     return e if replaced is None else replaced
 
