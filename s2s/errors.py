@@ -34,7 +34,12 @@ class PreprocessError(S2SError):
 
 
 class ParseError(S2SError):
-    """The preprocessed file is C that our parser does not understand (a dialect, not a user error)."""
+    """The file is not C we can parse: a syntax error in the user's code (located as the real
+    compiler locates it), or, as the subclass UnsupportedDialect, C that only our parser rejects."""
+
+
+class UnsupportedDialect(ParseError):
+    """Valid C for the real compiler that our parser cannot read (nested functions, ``a ?: b``, ...)."""
 
 
 class ValidationError(S2SError):

@@ -42,8 +42,9 @@ def _fix(text: str) -> str:
 
 
 def node_text(node: c_ast.Node) -> str:
-    """An expression, type or declaration (without ';')."""
-    return _fix(_GEN.visit(node))
+    """An expression, type, initializer or declaration (without ';')."""
+    text = _GEN.visit(node)
+    return _fix("{" + text + "}" if isinstance(node, c_ast.InitList) else text)
 
 
 def statement_text(node: c_ast.Node) -> str:

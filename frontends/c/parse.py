@@ -4,7 +4,7 @@ pycparserext's GNU parser handles attributes, asm labels, ``__extension__``, ``t
 Three things in glibc/gcc output it still rejects are rewritten first, keeping every line in place:
 GCC's ``_FloatN`` types (declared by a one-line prelude), ``__builtin_va_arg(ap, T)`` (whose
 second argument is a type: it becomes ``__s2s_va_arg(ap, sizeof(T))``, undone when printed), and
-``__builtin_offsetof`` (pycparser knows it as ``offsetof``).
+``__builtin_offsetof`` (pycparser knows it as ``offsetof``); ``__extension__`` is blanked out.
 """
 from __future__ import annotations
 
@@ -58,6 +58,8 @@ def prepare(preprocessed: str) -> str:
     """Make gcc/clang ``-E`` output acceptable to pycparserext without moving any line."""
     text = _rewrite_va_arg(preprocessed)
     text = re.sub(r"\b__builtin_offsetof\b", "offsetof", text)
+    # `__extension__` only silences -pedantic; the parser rejects it inside expressions.
+    text = re.sub(r"\b__extension__\b", " " * len("__extension__"), text)
     # Headers that typedef the _FloatN names themselves (older compilers) must not see the prelude twice.
     prelude = "" if _FLOATN_TYPEDEF.search(text) else _PRELUDE
     return prelude + text

@@ -1,6 +1,7 @@
 """Preprocessing with the real compiler, so real system headers and the user's flags apply."""
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -21,6 +22,7 @@ def preprocess(path: str | Path, cpp_args: Sequence[str] = (), compiler: str = "
     except OSError as exc:
         raise PreprocessError(f"cannot run the preprocessor {cmd[0]!r}: {exc}") from exc
     if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+        first = next((ln for ln in proc.stderr.splitlines() if re.search(r": (fatal )?error: ", ln)),
+                     proc.stderr.strip()[:300])
         raise PreprocessError(f"preprocessor failed: {first}")
     return proc.stdout

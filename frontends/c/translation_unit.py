@@ -1,6 +1,9 @@
 """A whole C file -> TranslationUnit: file-scope names, then every function defined in the file."""
 from __future__ import annotations
 
+import re
+import shlex
+import subprocess
 from pathlib import Path
 from typing import Sequence as Seq
 
@@ -10,6 +13,7 @@ from frontends.c.parse import FUNC_DECL_TYPES, parse
 from frontends.c.preprocess import preprocess
 from frontends.c.source_map import SourceText
 from frontends.c.statements import FileScope, FunctionLifter
+from s2s.errors import ParseError, SourceLocation, UnsupportedDialect
 from s2s.ir import SourceSpan, TranslationUnit
 
 # Statements whose first token is one of these can be located in the original text and rewritten.
@@ -94,5 +98,23 @@ def lift_c_file(path: str | Path, cpp_args: Seq[str] = (), compiler: str = "cc",
     path = str(path)
     if text is None:
         text = Path(path).read_text(errors="surrogateescape")
-    ast = parse(preprocess(path, cpp_args, compiler), path)
+    preprocessed = preprocess(path, cpp_args, compiler)
+    try:
+        ast = parse(preprocessed, path)
+    except ParseError as exc:
+        raise _classify(exc, path, cpp_args, compiler) from exc
     return lift_translation_unit(ast, path, text)
+
+
+def _classify(exc: ParseError, path: str, cpp_args: Seq[str], compiler: str) -> ParseError:
+    """Tell a syntax error in the user's code (the real compiler rejects it too: its diagnostic,
+    with file:line:column, is what the user needs) from a dialect our parser does not know."""
+    proc = subprocess.run([*shlex.split(compiler), "-fsyntax-only", *cpp_args, path],
+                          capture_output=True, text=True, errors="replace")
+    if proc.returncode == 0:
+        return UnsupportedDialect(f"C dialect not supported by the s2s parser ({exc.message})", exc.location)
+    first = next((ln for ln in proc.stderr.splitlines() if re.search(r": (fatal )?error: ", ln)), proc.stderr.strip())
+    m = re.match(r"(.+?):(\d+):(\d+): (?:fatal )?error: (.*)", first)
+    if m:
+        return ParseError(m.group(4), SourceLocation(m.group(1), int(m.group(2)), int(m.group(3))))
+    return ParseError(first or exc.message, exc.location)

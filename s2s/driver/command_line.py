@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 
@@ -88,7 +88,6 @@ class CommandLine:
     output: str | None
     passthrough: Passthrough | None = None
     passthrough_detail: str = ""  # the option or file that decided it
-    warnings_as_notes: tuple[str, ...] = field(default=())
 
     @property
     def inputs(self) -> list[InputFile]:
@@ -153,12 +152,22 @@ class CommandLine:
 
     def depfile(self, output: str) -> str | None:
         """Path of the dependency file a compile job writes (-MD/-MMD), or None."""
-        if not self.has("-MD", "-MMD"):
+        wanted, path = False, None
+        for item in self.items:
+            if not isinstance(item, Option) or item.category is not Category.DEPENDENCY:
+                continue
+            if item.name in ("-MD", "-MMD"):
+                wanted = True
+            elif item.name == "-MF":
+                path = item.value
+            elif item.name == "-Wp,":  # -Wp,-MD,file (the Linux kernel's spelling)
+                parts = (item.value or "").split(",")
+                for j, part in enumerate(parts[:-1]):
+                    if part in ("-MD", "-MMD"):
+                        wanted, path = True, parts[j + 1]
+        if not wanted:
             return None
-        explicit = self.options("-MF")
-        if explicit:
-            return explicit[-1].value
-        return os.path.splitext(output)[0] + ".d"
+        return path if path is not None else os.path.splitext(output)[0] + ".d"
 
     def debug_info(self) -> bool:
         flags = [o.tokens[0] for o in self.options("-g")]
@@ -320,7 +329,7 @@ def parse(args: Sequence[str], *, cxx: bool = False,
             items.append(InputFile("-", x_state or "c", True, x_state))
             i += 1
             continue
-        if not tok.startswith("-") or tok == "":
+        if not tok.startswith("-"):
             if x_state not in (None, "none"):
                 items.append(InputFile(tok, x_state, True, x_state))
             else:
@@ -335,6 +344,9 @@ def parse(args: Sequence[str], *, cxx: bool = False,
             stop(Passthrough.UNKNOWN_OPTION, tok)
             i = nxt
             continue
+        if option.name in ("-Wp,", "-Xpreprocessor") and any(
+                part.startswith("-M") for part in (option.value or "").split(",")):
+            option = replace(option, category=Category.DEPENDENCY, cpp=False)
         items.append(option)
         i = nxt
         if option.category is Category.PROBE:

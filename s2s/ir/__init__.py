@@ -20,6 +20,10 @@ from s2s.ir.expr import (
 )
 from s2s.ir.sdfg import SDFG, TranslationUnit
 from s2s.ir.types import ScalarType, TypeKind, scalar_type
+from s2s.ir.builder import SDFGBuilder
+from s2s.ir.dump import dump
+from s2s.ir.serialize import dumps, loads
+from s2s.ir.validate import problems, validate
 
 __all__ = [
     "LOOPS", "Block", "Break", "Continue", "ControlNode", "Declare", "For", "IfElse", "Map", "Opaque",
@@ -30,4 +34,5 @@ __all__ = [
     "Ternary", "Unary", "format_expr",
     "SDFG", "TranslationUnit",
     "ScalarType", "TypeKind", "scalar_type",
+    "SDFGBuilder", "dump", "dumps", "loads", "problems", "validate",
 ]

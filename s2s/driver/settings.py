@@ -1,0 +1,177 @@
+"""Settings of ``s2s-cc``: ``--s2s-*`` flags first, then ``S2S_*`` environment variables, then defaults.
+
+==================  =====================  =========================================================
+flag                environment            meaning
+==================  =====================  =========================================================
+``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
+                                           chain such as ``"ccache gcc"`` (split like a shell word list)
+``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default) or ``off`` (pipeline returns the file)
+``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default) or ``openmp``
+``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
+``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
+``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
+                                           0 means no limit)
+``--s2s-disable``   ``S2S_DISABLE=1``      pure pass-through to the real compiler
+(none)              ``S2S_INJECT_FAULT=W`` testing hook: ``pipeline`` raises inside the optimize step,
+                                           ``timeout`` makes it hang, ``compile`` makes the generated
+                                           text fail to compile
+==================  =====================  =========================================================
+
+A value-taking flag may also be written ``--s2s-keep DIR``. Every argument starting with ``--s2s-``
+is consumed here and never reaches the real compiler. A bad value gives one warning and the default:
+a typo in a setting must not break a build.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from s2s.driver.pipeline import PipelineOptions
+
+MODES = ("identity", "off")
+TARGETS = ("c", "openmp")
+FAULTS = ("pipeline", "timeout", "compile")
+DEFAULT_TIMEOUT = 60.0
+LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
+FLAG_PREFIX = "--s2s-"
+_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout")
+_BOOL_FLAGS = ("report", "disable")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+
+@dataclass(frozen=True)
+class DriverSettings:
+    """Everything ``s2s-cc`` needs to know besides the compiler command line."""
+
+    compiler: tuple[str, ...] = ("cc",)  # the real compiler command (a launcher chain is several words)
+    mode: str = "identity"
+    target: str = "c"
+    report: bool = False
+    keep_dir: str | None = None
+    timeout: float = DEFAULT_TIMEOUT  # 0: no limit
+    disable: bool = False
+    inject_fault: str | None = None  # testing hook, see the module docstring
+    warnings: tuple[str, ...] = ()  # problems met while reading the settings, one line each
+
+    def pipeline_options(self) -> PipelineOptions:
+        from s2s.driver.pipeline import PipelineOptions
+
+        return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
+                               compiler=self.compiler_name)
+
+    @property
+    def compiler_name(self) -> str:
+        """The compiler itself: the first word of ``compiler`` that is not a launcher (ccache ...)."""
+        for word in self.compiler:
+            if not is_launcher(word):
+                return word
+        return self.compiler[-1]
+
+
+def is_launcher(word: str) -> bool:
+    """A compiler launcher that takes the compiler as its first argument (ccache gcc ...)."""
+    return os.path.basename(word) in LAUNCHERS
+
+
+def split_flags(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """Separate ``--s2s-*`` flags from the compiler arguments: ([(name, value)], rest)."""
+    flags: list[tuple[str, str | None]] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if not arg.startswith(FLAG_PREFIX):
+            rest.append(arg)
+            continue
+        name, eq, value = arg[len(FLAG_PREFIX):].partition("=")
+        if not eq and name in _VALUE_FLAGS and i < len(argv):
+            value, eq = argv[i], "="
+            i += 1
+        flags.append((name, value if eq else None))
+    return flags, rest
+
+
+def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
+            launcher: Sequence[str] = ()) -> DriverSettings:
+    """Combine flags (from ``split_flags``), the environment and the defaults.
+
+    ``launcher``: the compiler named on the command line in launcher form (``s2s-cc gcc -c x.c``);
+    it is what the build system asked for, so it wins over ``--s2s-cc`` and ``S2S_CC``.
+    """
+    warnings: list[str] = []
+    given: dict[str, str | None] = {}
+    for name, value in flags:
+        if name in _VALUE_FLAGS and value is None:
+            warnings.append(f"{FLAG_PREFIX}{name} needs a value ({FLAG_PREFIX}{name}=...)")
+        elif name in _VALUE_FLAGS or name in _BOOL_FLAGS:
+            given[name] = value
+        else:
+            warnings.append(f"{FLAG_PREFIX}{name} is not an s2s-cc setting; known: "
+                            + ", ".join(FLAG_PREFIX + n for n in _VALUE_FLAGS + _BOOL_FLAGS))
+
+    def raw(name: str) -> tuple[str | None, str]:
+        if name in given:
+            value = given[name]
+            return ("1" if value is None else value), f"{FLAG_PREFIX}{name}"
+        var = f"S2S_{name.upper()}"
+        return env.get(var), var
+
+    def choice(name: str, allowed: tuple[str, ...], default: str) -> str:
+        value, origin = raw(name)
+        if value is None or value == "":
+            return default
+        if value in allowed:
+            return value
+        warnings.append(f"{origin}={value!r} is not one of {', '.join(allowed)}; using {default}")
+        return default
+
+    def boolean(name: str) -> bool:
+        value, origin = raw(name)
+        if value is None or value.lower() in _FALSE:
+            return False
+        if value.lower() in _TRUE:
+            return True
+        warnings.append(f"{origin}={value!r} is not a yes/no value; using no")
+        return False
+
+    compiler: tuple[str, ...] = tuple(launcher)
+    if not compiler:
+        value, origin = raw("cc")
+        try:
+            compiler = tuple(shlex.split(value)) if value else ()
+        except ValueError:
+            warnings.append(f"{origin}={value!r} cannot be split into words; using cc")
+        compiler = compiler or ("cc",)
+
+    timeout = DEFAULT_TIMEOUT
+    value, origin = raw("timeout")
+    if value:
+        try:
+            timeout = float(value)
+            if timeout < 0 or timeout != timeout:
+                raise ValueError(value)
+        except ValueError:
+            timeout = DEFAULT_TIMEOUT
+            warnings.append(f"{origin}={value!r} is not a number of seconds; using {DEFAULT_TIMEOUT:g}")
+
+    keep, _ = raw("keep")
+    fault = env.get("S2S_INJECT_FAULT") or None
+    if fault is not None and fault not in FAULTS:
+        warnings.append(f"S2S_INJECT_FAULT={fault!r} is not one of {', '.join(FAULTS)}; no fault injected")
+        fault = None
+    return DriverSettings(
+        compiler=compiler,
+        mode=choice("mode", MODES, "identity"),
+        target=choice("target", TARGETS, "c"),
+        report=boolean("report"),
+        keep_dir=keep or None,
+        timeout=timeout,
+        disable=boolean("disable"),
+        inject_fault=fault,
+        warnings=tuple(warnings),
+    )
