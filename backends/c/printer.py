@@ -5,6 +5,8 @@ differ (``print_Map``, ``expr_printer``, ...).
 """
 from __future__ import annotations
 
+import re
+
 from s2s.ir import (
     SDFG, Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr,
     ExprPrinter, For, IfElse, LibraryNode, Map, Opaque, Range, Return, Sequence, Sym, Tasklet, While,
@@ -111,6 +113,8 @@ class CPrinter:
             text += " = " + self.expr(self.tasklet_value(node.init, tasklet))
         elif node.init_text is not None:
             text += " = " + node.init_text
+        else:
+            text = re.sub(r"^const\s+|(?<=\s)const\s+", "", text)  # a hoisted temporary is assigned later
         return [self.pad(level) + text + ";"]
 
     def declaration(self, name: str) -> str:

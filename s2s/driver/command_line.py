@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 class Stage(enum.IntEnum):
@@ -217,7 +217,8 @@ _JOINED_OR_SEPARATE: list[tuple[str, Category, bool]] = sorted([
     ("-T", _L, False), ("-MF", _D, False), ("-MT", _D, False), ("-MQ", _D, False),
     ("-include", _C, True), ("-imacros", _C, True), ("-isystem", _C, True), ("-iquote", _C, True),
     ("-idirafter", _C, True), ("-iprefix", _C, True), ("-iwithprefix", _C, True),
-    ("-iwithprefixbefore", _C, True), ("-imultilib", _C, True), ("-isysroot", _C, True),
+    ("-iwithprefixbefore", _C, True), ("-imultilib", _C, True), ("-imultiarch", _C, True),
+    ("-isysroot", _C, True),
     ("-cxx-isystem", _C, True),
 ], key=lambda entry: -len(entry[0]))
 

@@ -10,12 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from backends.c import CPrinter, Replacement, line_directive, splice
-from frontends.c import lift_c_file
 from s2s.errors import S2SError
-from s2s.ir import contains_loop, serialize
 
-MODES = ("identity", "off")
+MODES = ("identity", "isl", "off")
 
 
 @dataclass(frozen=True)
@@ -23,7 +20,8 @@ class PipelineOptions:
     """What the user asked for (flags first, then S2S_* environment variables, then defaults)."""
 
     # "identity": lift every function to the IR and regenerate every liftable loop nest from it
-    # (no transformation); "off": return the file unchanged without parsing it.
+    # (no transformation); "isl": rebuild every SCoP through the polyhedral model and isl's code
+    # generator with its original schedule; "off": return the file unchanged without parsing it.
     mode: str = "identity"
     target: str = "c"
     report: bool = False
@@ -39,28 +37,44 @@ class PipelineResult:
     ir_json: str | None = None
 
 
-def optimize_c_file(path: Path, cpp_args: Sequence[str], options: PipelineOptions) -> PipelineResult:
+def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions) -> PipelineResult:
     """Optimize one C file. ``cpp_args`` are the user's preprocessor flags (-D -U -I -include -std ...).
+    ``path`` is used verbatim in ``#line`` directives (so ``./a.c`` stays ``./a.c`` for ``__FILE__``).
 
     Raises ``s2s.errors.S2SError`` (or anything else on an internal bug): callers fall back.
     """
     if options.mode not in MODES:
         raise S2SError(f"unknown mode {options.mode!r} (expected one of {', '.join(MODES)})")
+    # Heavy imports only when there is work: s2s-cc pays for them on every C file it compiles.
+    from backends.c import CPrinter, Replacement, line_directive, splice
+
     path_text = str(path)
     text = Path(path).read_text(errors="surrogateescape")
     if options.mode == "off":
         return PipelineResult(source=line_directive(1, path_text) + "\n" + text, changed=False)
 
+    from frontends.c import lift_c_file
+    from s2s.ir import contains_loop, serialize
+    from s2s.transforms import regenerate_scops
+
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
     report: list[str] = []
     for sdfg in unit.functions:
+        if options.mode == "isl":
+            new, outcomes = regenerate_scops(sdfg, text)
+            for o in outcomes:
+                verdict = "rebuilt through isl" if o.applied else "left as is"
+                report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
+            original = {id(n) for n in sdfg.body.children}
+            chosen = [n for n in new.body.children if id(n) not in original and n.origin is not None]
+            sdfg = new
+        else:
+            chosen = [n for n in sdfg.body.children if n.origin is not None and contains_loop(n)]
+            report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
+                          for n in chosen)
         printer = CPrinter(sdfg)
-        for node in sdfg.body.children:
-            if node.origin is None or not contains_loop(node):
-                continue
-            replacements.append(Replacement(node.origin, printer.statement(node)))
-            report.append(f"{path_text}:{node.origin.line}: {sdfg.name}: loop nest {node.id} regenerated ({options.mode})")
+        replacements.extend(Replacement(n.origin, printer.statement(n)) for n in chosen)
     source = splice(text, path_text, replacements)
     return PipelineResult(
         source=source,

@@ -26,10 +26,7 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
-
-if TYPE_CHECKING:
-    from s2s.driver.pipeline import PipelineOptions
+from collections.abc import Mapping, Sequence
 
 MODES = ("identity", "off")
 TARGETS = ("c", "openmp")
@@ -57,7 +54,7 @@ class DriverSettings:
     inject_fault: str | None = None  # testing hook, see the module docstring
     warnings: tuple[str, ...] = ()  # problems met while reading the settings, one line each
 
-    def pipeline_options(self) -> PipelineOptions:
+    def pipeline_options(self):  # -> s2s.driver.pipeline.PipelineOptions (imported on use)
         from s2s.driver.pipeline import PipelineOptions
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,

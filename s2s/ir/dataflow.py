@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-import networkx as nx
-
 from s2s.ir.expr import Expr
 
 
@@ -98,7 +96,9 @@ class DataflowGraph:
     def out_edges(self, node_id: str) -> list[Memlet]:
         return [e for e in self.edges if e.src == node_id]
 
-    def as_networkx(self) -> nx.MultiDiGraph:
+    def as_networkx(self):
+        import networkx as nx  # imported on use: s2s-cc's start-up time matters
+
         g = nx.MultiDiGraph()
         for n in self.nodes:
             g.add_node(n.id, node=n)
@@ -108,6 +108,8 @@ class DataflowGraph:
 
     def topological_nodes(self) -> list[DataflowNode]:
         """Nodes in an order that respects the edges, ties broken by their position in ``nodes``."""
+        import networkx as nx
+
         position = {n.id: i for i, n in enumerate(self.nodes)}
         order = nx.lexicographical_topological_sort(self.as_networkx(), key=lambda i: position[i])
         return [self.node(i) for i in order]

@@ -1,8 +1,6 @@
 """Checking an SDFG's invariants. Each problem names the function, the element and the rule."""
 from __future__ import annotations
 
-import networkx as nx
-
 from s2s.errors import ValidationError
 from s2s.ir import expr as ex
 from s2s.ir.control import LOOPS, Block, Break, Continue, ControlNode, Declare, For, Map, child_nodes
@@ -85,6 +83,8 @@ def _block_problems(sdfg: SDFG, block: Block) -> list[str]:
             for sub in ex.walk(n.expr):
                 if isinstance(sub, ex.Access):
                     out.append(f"{where}: tasklet {n.id} reads {sub.name}[...] directly instead of through a memlet")
+    import networkx as nx
+
     if not nx.is_directed_acyclic_graph(g.as_networkx()):
         out.append(f"{where}: dataflow graph has a cycle")
     return out

@@ -1,0 +1,111 @@
+"""IR expressions -> isl, with named dimensions. Every use of isl for affine expressions goes
+through here, so no other module counts dimension positions."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import islpy as isl
+
+from s2s.ir import Binary, Call, Cast, Const, Expr, Sym, Ternary, Unary
+
+CTX = isl.DEFAULT_CONTEXT  # the context of objects islpy parses from strings
+
+_INT_CASTS = {"int", "long", "unsigned", "unsigned int", "long long", "unsigned long", "size_t", "short",
+              "long int", "unsigned long long", "int64_t", "int32_t", "uint64_t", "uint32_t", "ptrdiff_t"}
+
+
+class NotAffine(Exception):
+    """The expression is not affine (quasi-affine) in the loop variables and parameters."""
+
+
+def set_space(name: str | None, dims: Sequence[str], params: Sequence[str]) -> isl.Space:
+    space = isl.Space.create_from_names(CTX, set=list(dims), params=list(params))
+    return space.set_tuple_name(isl.dim_type.set, name) if name else space
+
+
+def universe(name: str | None, dims: Sequence[str], params: Sequence[str]) -> isl.Set:
+    return isl.Set.universe(set_space(name, dims, params))
+
+
+class AffineBuilder:
+    """Builds PwAffs and Sets over one named space (``dims`` are loop variables, ``params`` the
+    SCoP's parameters)."""
+
+    def __init__(self, dims: Sequence[str], params: Sequence[str], name: str | None = None):
+        self.dims = list(dims)
+        self.params = list(params)
+        self.space = set_space(name, dims, params)
+        self.domain = isl.Set.universe(self.space)
+        self.ls = isl.LocalSpace.from_space(self.space)
+
+    def const(self, value: int) -> isl.PwAff:
+        return isl.PwAff.from_aff(isl.Aff.val_on_domain(self.ls, isl.Val.int_from_si(CTX, value)))
+
+    def var(self, name: str) -> isl.PwAff:
+        # the innermost loop variable of that name wins (loops may reuse a name only when renamed)
+        if name in self.dims:
+            pos = len(self.dims) - 1 - self.dims[::-1].index(name)
+            return isl.PwAff.var_on_domain(self.ls, isl.dim_type.set, pos)
+        if name in self.params:
+            return isl.PwAff.var_on_domain(self.ls, isl.dim_type.param, self.params.index(name))
+        raise NotAffine(f"{name!r} is neither a loop variable nor a parameter")
+
+    def pw_aff(self, e: Expr) -> isl.PwAff:
+        if isinstance(e, Const):
+            v = e.int_value
+            if v is None:
+                raise NotAffine(f"constant {e.text}")
+            return self.const(v)
+        if isinstance(e, Sym):
+            return self.var(e.name)
+        if isinstance(e, Cast):
+            if " ".join(e.type.split()) not in _INT_CASTS:
+                raise NotAffine(f"cast to {e.type}")
+            return self.pw_aff(e.operand)
+        if isinstance(e, Unary):
+            if e.op == "-":
+                return self.pw_aff(e.operand).neg()
+            if e.op == "+":
+                return self.pw_aff(e.operand)
+            raise NotAffine(f"unary {e.op}")
+        if isinstance(e, Binary):
+            if e.op in ("+", "-"):
+                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                return a.add(b) if e.op == "+" else a.sub(b)
+            if e.op == "*":
+                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                if not (a.is_cst() or b.is_cst()):
+                    raise NotAffine("product of two variables")
+                return a.mul(b)
+            if e.op in ("/", "%"):
+                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                if not b.is_cst():
+                    raise NotAffine("division by a variable")
+                return a.tdiv_q(b) if e.op == "/" else a.tdiv_r(b)  # C truncates toward zero
+            raise NotAffine(f"operator {e.op} in an index")
+        if isinstance(e, Ternary):
+            cond = self.condition(e.cond)
+            return isl.PwAff.cond(cond.indicator_function(), self.pw_aff(e.then), self.pw_aff(e.other))
+        if isinstance(e, Call) and e.func in ("min", "max") and len(e.args) == 2:
+            a, b = self.pw_aff(e.args[0]), self.pw_aff(e.args[1])
+            return a.min(b) if e.func == "min" else a.max(b)
+        raise NotAffine(f"{type(e).__name__} expression")
+
+    def condition(self, e: Expr) -> isl.Set:
+        if isinstance(e, Binary):
+            if e.op == "&&":
+                return self.condition(e.lhs).intersect(self.condition(e.rhs))
+            if e.op == "||":
+                return self.condition(e.lhs).union(self.condition(e.rhs))
+            compare = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
+            if e.op in compare:
+                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                return getattr(a, compare[e.op])(b)
+        if isinstance(e, Unary) and e.op == "!":
+            return self.condition(e.operand).complement()
+        # any other integer expression: true when non-zero
+        return self.pw_aff(e).non_zero_set()
+
+
+def named(s: isl.Set | isl.Map, tuple_name: str) -> isl.Set:
+    return s.set_tuple_name(tuple_name)

@@ -1,0 +1,198 @@
+"""Dependence analysis on a SCoP: exact value-based flow dependences, memory-based anti and output
+dependences, which loops carry them, distance summaries, and reductions."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from s2s.analysis.scop import Loop, Scop
+from s2s.ir import Binary, Tasklet, expr as ex
+
+
+@dataclass
+class Dependences:
+    flow: isl.UnionMap       # RAW, value-based (exact: each read to the write it reads from)
+    anti: isl.UnionMap       # WAR, memory-based
+    output: isl.UnionMap     # WAW, memory-based
+    flow_memory: isl.UnionMap  # RAW, memory-based (what a transformation must respect)
+
+    @property
+    def validity(self) -> isl.UnionMap:
+        """Every ordering a legal schedule must keep."""
+        return self.flow_memory.union(self.anti).union(self.output)
+
+    @property
+    def all(self) -> dict[str, isl.UnionMap]:
+        return {"flow": self.flow, "anti": self.anti, "output": self.output}
+
+
+def compute_dependences(scop: Scop) -> Dependences:
+    sched = scop.schedule_map
+    reads, writes = scop.reads, scop.writes
+    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
+    flow = info.compute_flow().get_must_dependence()
+    before = sched.lex_lt_union_map(sched)  # pairs of instances in execution order
+    flow_memory = writes.apply_range(reads.reverse()).intersect(before)
+    anti = reads.apply_range(writes.reverse()).intersect(before)
+    output = writes.apply_range(writes.reverse()).intersect(before)
+    return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
+
+
+def _in_schedule_space(deps: isl.UnionMap, scop: Scop) -> isl.UnionMap:
+    sched = scop.schedule_map
+    return deps.apply_domain(sched).apply_range(sched)
+
+
+def carried_deltas(deps: isl.UnionMap, scop: Scop, loop: Loop) -> isl.Set | None:
+    """Distance vectors (flat schedule space) of the dependences between instances of statements
+    inside ``loop`` that the loop carries; None if none."""
+    names = {s.name for s in scop.statements_in(loop)}
+    restricted = deps.intersect_domain(_named_union(scop, names)).intersect_range(_named_union(scop, names))
+    if restricted.is_empty():
+        return None
+    deltas = _in_schedule_space(restricted, scop).deltas()
+    dim = 2 * loop.depth + 1
+    found = None
+    for c in sets_of(deltas):
+        for k in range(dim):
+            c = c.fix_val(isl.dim_type.set, k, isl.Val.zero(c.get_ctx()))
+        c = c.lower_bound_val(isl.dim_type.set, dim, isl.Val.one(c.get_ctx()))
+        if not c.is_empty():
+            found = c if found is None else found.union(c)
+    return found
+
+
+def sets_of(u: isl.UnionSet) -> list[isl.Set]:
+    out: list[isl.Set] = []
+    u.foreach_set(out.append)
+    return out
+
+
+def maps_of(u: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    u.foreach_map(out.append)
+    return out
+
+
+def _named_union(scop: Scop, names: set[str]) -> isl.UnionSet:
+    out = None
+    for s in scop.statements:
+        if s.name in names:
+            u = isl.UnionSet.from_set(s.domain)
+            out = u if out is None else out.union(u)
+    return out
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    loop: Loop
+    parallel: bool              # no dependence of any kind is carried
+    carried: tuple[str, ...]    # which kinds are carried ("flow", "anti", "output")
+    carried_on: tuple[str, ...]  # containers with a carried dependence
+    distances: str              # summary of carried flow distances at this loop ("1", "0..n", "*")
+    privatizable: tuple[str, ...] = ()  # scalars whose carried dependences vanish if each iteration has its own copy
+
+    @property
+    def parallel_if_privatized(self) -> bool:
+        return not self.parallel and set(self.carried_on) <= set(self.privatizable)
+
+
+def loop_info(scop: Scop, deps: Dependences) -> list[LoopInfo]:
+    out = []
+    for loop in scop.loops:
+        kinds, arrays = [], set()
+        distance = "-"
+        for kind, rel in (("flow", deps.flow_memory), ("anti", deps.anti), ("output", deps.output)):
+            d = carried_deltas(rel, scop, loop)
+            if d is not None:
+                kinds.append(kind)
+                arrays |= _arrays_of_carried(rel, scop, loop)
+                if kind == "flow":
+                    distance = _range_text(d, 2 * loop.depth + 1)
+        value_carried = _arrays_of_carried(deps.flow, scop, loop) if carried_deltas(deps.flow, scop, loop) else set()
+        scalars = {a for a in arrays if _is_scalar(scop, a)}
+        private = tuple(sorted(a for a in scalars - value_carried if a in scop.declared))
+        out.append(LoopInfo(loop, not kinds, tuple(kinds), tuple(sorted(arrays)), distance, private))
+    return out
+
+
+def _is_scalar(scop: Scop, name: str) -> bool:
+    from s2s.ir import Scalar
+    return isinstance(scop.sdfg.container_map.get(name), Scalar)
+
+
+def _arrays_of_carried(rel: isl.UnionMap, scop: Scop, loop: Loop) -> set[str]:
+    names = set()
+    for s in scop.statements_in(loop):
+        for acc in (s.reads, s.writes):
+            for m in maps_of(acc):
+                names.add(m.get_tuple_name(isl.dim_type.out))
+    arrays = set()
+    for name in sorted(names):
+        touching = _accesses_to(scop, name)
+        d = carried_deltas(rel.intersect(touching), scop, loop)
+        if d is not None:
+            arrays.add(name)
+    return arrays
+
+
+def _accesses_to(scop: Scop, array: str) -> isl.UnionMap:
+    """Pairs of statement instances that both touch ``array``."""
+    acc = None
+    for s in scop.statements:
+        for m in maps_of(s.reads.union(s.writes)):
+            if m.get_tuple_name(isl.dim_type.out) == array:
+                u = isl.UnionMap.from_map(m)
+                acc = u if acc is None else acc.union(u)
+    if acc is None:
+        return isl.UnionMap.empty(scop.schedule_map.get_space())
+    return acc.apply_range(acc.reverse())
+
+
+def _range_text(deltas: isl.Set, dim: int) -> str:
+    try:
+        lo = deltas.dim_min(dim)
+        hi = deltas.dim_max(dim)
+        if lo.is_cst() and hi.is_cst():
+            a, b = str(lo).strip("{}[() ]").split("->")[-1].strip(" []()"), str(hi).strip("{}[() ]").split("->")[-1].strip(" []()")
+            return a if a == b else f"{a}..{b}"
+        lo_t = _pw_text(lo)
+        hi_t = _pw_text(hi)
+        return f"{lo_t}..{hi_t}"
+    except isl.Error:
+        return "*"
+
+
+def _pw_text(pa: isl.PwAff) -> str:
+    if pa.n_piece() != 1:
+        return "*"
+    text = str(pa)
+    return text[text.rfind("[") + 1:text.rfind("]")].strip("() ")
+
+
+@dataclass(frozen=True)
+class Reduction:
+    statement: str
+    target: str
+    op: str
+
+
+def reductions(scop: Scop) -> list[Reduction]:
+    """Statements ``x = x op e`` (op associative and commutative: + * min max, &, |, ^) where ``e``
+    does not read ``x``: candidates for parallel reduction (floating point only under -ffast-math)."""
+    out = []
+    for s in scop.statements:
+        for comp in s.block.graph.computations():
+            if not isinstance(comp, Tasklet) or not isinstance(comp.expr, Binary):
+                continue
+            (write,) = [e for e in s.block.graph.out_edges(comp.id)]
+            inputs = {e.dst_conn: e for e in s.block.graph.in_edges(comp.id)}
+            e = comp.expr
+            if e.op not in ("+", "*", "&", "|", "^") or not isinstance(e.lhs, ex.Sym) or e.lhs.name not in inputs:
+                continue
+            src = inputs[e.lhs.name]
+            others = [inputs[n] for n in ex.names(e.rhs) if n in inputs]
+            if (src.data, src.subset) == (write.data, write.subset) and all(o.data != write.data for o in others):
+                out.append(Reduction(s.name, write.data, e.op))
+    return out

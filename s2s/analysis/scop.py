@@ -1,0 +1,411 @@
+"""SCoP extraction: maximal runs of loops, branches and statements whose bounds, conditions and
+subscripts are affine in the loop variables and the parameters, modelled with isl.
+
+A SCoP is found on the IR of any function (no ``#pragma scop`` needed). Non-affine code splits
+SCoPs and stays as it is. Scalars written inside a SCoP are zero-dimensional arrays, so their
+dependences are modelled like any other; a scalar declared inside the SCoP is a temporary whose
+declaration code generation hoists.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
+from s2s.ir import (
+    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Sym, Symbol,
+    Tasklet, expr as ex,
+)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the SCoP: its IR node, its depth (0 = outermost) and its constant step."""
+
+    node: For
+    depth: int
+    step: int
+
+
+@dataclass
+class Statement:
+    """One dataflow block of the SCoP with its polyhedral description."""
+
+    name: str                    # isl tuple name, "S_<block id>"
+    block: Block
+    loops: tuple[Loop, ...]      # enclosing loops, outermost first
+    domain: isl.Set
+    reads: isl.UnionMap
+    writes: isl.UnionMap
+    schedule: isl.Map            # to the flat 2d+1 schedule space
+    position: tuple[int, ...]    # textual positions (the 2d+1 vector's scalar dimensions)
+
+    @property
+    def iterators(self) -> list[str]:
+        return [l.node.var for l in self.loops]
+
+
+@dataclass
+class Scop:
+    """A static control part: ``nodes`` are consecutive children of ``parent`` (a Sequence)."""
+
+    sdfg: SDFG
+    parent: Sequence
+    nodes: tuple[ControlNode, ...]
+    params: tuple[str, ...]
+    statements: list[Statement]
+    schedule_tree: isl.Schedule
+    loops: list[Loop]
+    declared: tuple[str, ...]    # scalars declared inside the SCoP (hoisted by code generation)
+    context: isl.Set = field(default=None)  # type: ignore[assignment]
+
+    @property
+    def domain(self) -> isl.UnionSet:
+        return _union_set([s.domain for s in self.statements])
+
+    @property
+    def reads(self) -> isl.UnionMap:
+        return _union_map([s.reads for s in self.statements])
+
+    @property
+    def writes(self) -> isl.UnionMap:
+        return _union_map([s.writes for s in self.statements])
+
+    @property
+    def schedule_map(self) -> isl.UnionMap:
+        return _union_map([isl.UnionMap.from_map(s.schedule) for s in self.statements])
+
+    def statement(self, name: str) -> Statement:
+        return next(s for s in self.statements if s.name == name)
+
+    def statements_in(self, loop: Loop) -> list[Statement]:
+        return [s for s in self.statements if any(l.node.id == loop.node.id for l in s.loops)]
+
+    @property
+    def first_line(self) -> int | None:
+        origins = [n.origin for n in self.nodes if n.origin is not None]
+        return origins[0].line if origins else None
+
+
+def _union_set(sets) -> isl.UnionSet:
+    out = None
+    for s in sets:
+        u = isl.UnionSet.from_set(s)
+        out = u if out is None else out.union(u)
+    return out
+
+
+def _union_map(maps) -> isl.UnionMap:
+    out = None
+    for m in maps:
+        out = m if out is None else out.union(m)
+    return out
+
+
+# --- structural checks (no isl) ------------------------------------------------------------------
+
+class _Reject(Exception):
+    pass
+
+
+def _loop_step(node: For) -> int:
+    u = node.update
+    if isinstance(u, Binary) and u.lhs == Sym(node.var) and u.op in "+-" and isinstance(u.rhs, Const):
+        v = u.rhs.int_value
+        if v:
+            return v if u.op == "+" else -v
+    raise _Reject(f"loop {node.id}: update is not a constant step")
+
+
+def _writes_of(node: ControlNode) -> set[str]:
+    out: set[str] = set()
+    for n in _walk(node):
+        if isinstance(n, Block):
+            out.update(e.data for e in n.graph.writes())
+        elif isinstance(n, For):
+            out.add(n.var)
+    return out
+
+
+def _walk(node: ControlNode):
+    from s2s.ir import walk
+    return walk(node)
+
+
+class _Checker:
+    """Decides whether a subtree can be part of a SCoP and collects the names its affine
+    expressions use."""
+
+    def __init__(self, sdfg: SDFG):
+        self.sdfg = sdfg
+        self.containers = sdfg.container_map
+
+    def check(self, node: ControlNode, loop_vars: tuple[str, ...], names: set[str]) -> None:
+        if isinstance(node, Sequence):
+            for c in node.children:
+                self.check(c, loop_vars, names)
+        elif isinstance(node, For):
+            data = self.containers.get(node.var)
+            if not isinstance(data, Scalar) or not data.dtype.is_integer:
+                raise _Reject(f"loop {node.id}: variable is not an integer scalar")
+            _loop_step(node)
+            if node.var in _writes_of(node.body):
+                raise _Reject(f"loop {node.id}: variable written in the body")
+            self._affine_names(node.init, names)
+            self._affine_names(node.cond, names)
+            if isinstance(node.cond, Binary) and node.cond.op == "!=":
+                raise _Reject(f"loop {node.id}: != condition")
+            self.check(node.body, loop_vars + (node.var,), names)
+        elif isinstance(node, IfElse):
+            self._affine_names(node.cond, names)
+            self.check(node.then, loop_vars, names)
+            if node.other is not None:
+                self.check(node.other, loop_vars, names)
+        elif isinstance(node, Block):
+            self._block(node, names)
+        elif isinstance(node, Declare):
+            data = self.containers.get(node.name)
+            if not isinstance(data, Scalar) or node.init_text is not None or data.dtype.kind.value == "other":
+                raise _Reject(f"declaration of {node.name} cannot be hoisted")
+            if node.init is not None:
+                self._block(node.init, names)
+        else:
+            raise _Reject(f"{type(node).__name__} {node.id}")
+
+    def _affine_names(self, e: ex.Expr, names: set[str]) -> None:
+        for n in ex.walk(e):
+            if isinstance(n, ex.Access):
+                raise _Reject("array read in a bound or condition")
+            if isinstance(n, ex.Call) and n.func not in ("min", "max"):
+                raise _Reject(f"call {n.func} in a bound or condition")
+            if isinstance(n, Sym):
+                names.add(n.name)
+
+    def _block(self, block: Block, names: set[str]) -> None:
+        for comp in block.graph.computations():
+            if not isinstance(comp, Tasklet) or comp.output is None or not ex.is_pure(comp.expr):
+                raise _Reject(f"block {block.id}: call with effects")
+            for n in ex.walk(comp.expr):
+                if isinstance(n, Sym) and n.name not in comp.inputs:
+                    names.add(n.name)  # loop variables and symbols used as values
+        for e in block.graph.edges:
+            data = self.containers.get(e.data)
+            if isinstance(data, Array):
+                for s in e.subset:
+                    if not isinstance(s, (ex.Const, Sym, ex.Binary, ex.Unary, ex.Ternary, ex.Cast, ex.Call)):
+                        raise _Reject("range subset")
+                    self._affine_names(s, names)
+            elif not isinstance(data, (Scalar, Symbol)):
+                raise _Reject(f"block {block.id}: access to {e.data}")
+
+
+# --- extraction -----------------------------------------------------------------------------------
+
+def _contains_loop_or_statement(node: ControlNode) -> bool:
+    return any(isinstance(n, (For, Block)) for n in _walk(node))
+
+
+def find_scops(sdfg: SDFG) -> list[Scop]:
+    """All maximal SCoPs of ``sdfg``, outermost first, in program order."""
+    checker = _Checker(sdfg)
+    found: list[Scop] = []
+
+    def visit_sequence(seq: Sequence) -> None:
+        run: list[ControlNode] = []
+        run_names: set[str] = set()
+
+        def close() -> None:
+            nonlocal run, run_names
+            if run and any(isinstance(n, For) for r in run for n in _walk(r)):
+                scop = _build(sdfg, seq, tuple(run), run_names)
+                if scop is not None:
+                    found.append(scop)
+                else:
+                    for r in run:
+                        descend(r)
+            run, run_names = [], set()
+
+        for child in seq.children:
+            names: set[str] = set()
+            # A declaration directly in the run would be hoisted into the regenerated block and so
+            # vanish for the code after it: it ends the run (declarations inside loops are fine).
+            ok = isinstance(child, (For, IfElse, Block, Sequence))
+            if ok:
+                try:
+                    checker.check(child, (), names)
+                except (_Reject, NotAffine):
+                    ok = False
+            if ok:
+                run.append(child)
+                run_names |= names
+            else:
+                close()
+                descend(child)
+        close()
+
+    def descend(node: ControlNode) -> None:
+        from s2s.ir import child_nodes
+        for c in child_nodes(node):
+            if isinstance(c, Sequence):
+                visit_sequence(c)
+            else:
+                descend(c)
+
+    visit_sequence(sdfg.body)
+    return found
+
+
+def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: set[str]) -> Scop | None:
+    containers = sdfg.container_map
+    written = set().union(*(_writes_of(n) for n in nodes))
+    loop_vars = {n.var for r in nodes for n in _walk(r) if isinstance(n, For)}
+    params = []
+    for name in sorted(names - loop_vars):
+        data = containers.get(name)
+        if data is None:
+            continue  # enum constants and the like are not in names of affine parts we accept
+        if not isinstance(data, (Scalar, Symbol)) or not data.dtype.is_integer or name in written:
+            return None
+        params.append(name)
+    try:
+        return _Model(sdfg, parent, nodes, tuple(params)).build()
+    except (NotAffine, _Reject):
+        return None
+
+
+class _Model:
+    def __init__(self, sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...]):
+        self.sdfg = sdfg
+        self.parent = parent
+        self.nodes = nodes
+        self.params = params
+        self.containers = sdfg.container_map
+        self.statements: list[Statement] = []
+        self.loops: list[Loop] = []
+        self.declared: list[str] = []
+
+    def build(self) -> Scop:
+        tree = self._sequence(list(self.nodes), (), [], ())
+        depth = max((len(s.loops) for s in self.statements), default=0)
+        for s in self.statements:
+            s.schedule = self._flat_schedule(s, depth)
+        context = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params)).params())
+        return Scop(self.sdfg, self.parent, self.nodes, self.params, self.statements, tree, self.loops,
+                    tuple(self.declared), context)
+
+    # Each visit returns the isl schedule (tree) of what it visited, or None when it has no statement.
+    def _sequence(self, children: list[ControlNode], loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]):
+        schedules = []
+        counter = [0]
+        self._children(children, loops, conds, position, counter, schedules)
+        out = None
+        for s in schedules:
+            out = s if out is None else out.sequence(s)
+        return out
+
+    def _children(self, children, loops, conds, position, counter, schedules) -> None:
+        for child in children:
+            if isinstance(child, Sequence):
+                self._children(list(child.children), loops, conds, position, counter, schedules)
+            elif isinstance(child, IfElse):
+                # branches are numbered into the enclosing sequence: their domains are disjoint
+                self._children(list(child.then.children), loops, conds + [(child.cond, True)], position, counter, schedules)
+                if child.other is not None:
+                    self._children(list(child.other.children), loops, conds + [(child.cond, False)], position, counter, schedules)
+            elif isinstance(child, Declare):
+                if child.name not in self.declared:
+                    self.declared.append(child.name)
+                if child.init is not None:
+                    schedules.append(self._statement(child.init, loops, conds, position + (counter[0],)))
+                    counter[0] += 1
+            elif isinstance(child, Block):
+                schedules.append(self._statement(child, loops, conds, position + (counter[0],)))
+                counter[0] += 1
+            elif isinstance(child, For):
+                loop = Loop(child, len(loops), _loop_step(child))
+                self.loops.append(loop)
+                inner = self._sequence(list(child.body.children), loops + (loop,), conds, position + (counter[0],))
+                counter[0] += 1
+                if inner is not None:
+                    schedules.append(self._loop_schedule(inner, loop))
+            else:
+                raise _Reject(f"{type(child).__name__} in a SCoP")
+
+    def _statement(self, block: Block, loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]) -> isl.Schedule:
+        name = f"S_{block.id}"
+        dims = [l.node.var for l in loops]
+        b = AffineBuilder(dims, self.params, name)
+        domain = b.domain
+        for k, loop in enumerate(loops):
+            lb = AffineBuilder(dims[:k + 1], self.params, name)
+            var = lb.var(loop.node.var)
+            init = lb.pw_aff(loop.node.init)
+            bound = lb.condition(loop.node.cond)
+            first = var.ge_set(init) if loop.step > 0 else var.le_set(init)
+            s = bound.intersect(first)
+            if abs(loop.step) != 1:
+                # (var - init) is a multiple of the step
+                s = s.intersect(var.sub(init).mod_val(isl.Val.int_from_si(CTX, abs(loop.step))).zero_set())
+            s = s.add_dims(isl.dim_type.set, len(dims) - k - 1)
+            for j in range(k + 1, len(dims)):
+                s = s.set_dim_name(isl.dim_type.set, j, dims[j])
+            domain = domain.intersect(s.set_tuple_name(name))
+        for cond, positive in conds:
+            c = b.condition(cond)
+            domain = domain.intersect(c if positive else c.complement())
+        domain = domain.coalesce()
+        reads, writes = self._accesses(block, b, domain, name)
+        stmt = Statement(name, block, loops, domain, reads, writes, None, position)  # type: ignore[arg-type]
+        self.statements.append(stmt)
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _accesses(self, block: Block, b: AffineBuilder, domain: isl.Set, name: str):
+        reads = isl.UnionMap.empty(domain.get_space().params())
+        writes = isl.UnionMap.empty(domain.get_space().params())
+        for e in block.graph.edges:
+            m = self._access_map(b, domain, e.data, e.subset)
+            if e in block.graph.reads():
+                reads = reads.union(isl.UnionMap.from_map(m))
+            else:
+                writes = writes.union(isl.UnionMap.from_map(m))
+        # loop variables and symbols read as values are not memory accesses
+        return reads, writes
+
+    def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
+        if not subset:
+            target = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params))).set_tuple_name(data)
+            return isl.Map.from_domain_and_range(domain, target)
+        m = None
+        for s in subset:
+            part = isl.Map.from_pw_aff(b.pw_aff(s))
+            m = part if m is None else m.flat_range_product(part)
+        return m.set_tuple_name(isl.dim_type.out, data).intersect_domain(domain)
+
+    def _loop_schedule(self, inner: isl.Schedule, loop: Loop) -> isl.Schedule:
+        umap = None
+        for s in self.statements:
+            if any(l.node.id == loop.node.id for l in s.loops):
+                dims = s.iterators
+                pos = loop.depth
+                sign = "" if loop.step > 0 else "-"
+                params = f"[{', '.join(self.params)}] -> " if self.params else ""
+                m = isl.UnionMap(f"{params}{{ {s.name}[{', '.join(dims)}] -> [{sign}{dims[pos]}] }}")
+                umap = m if umap is None else umap.union(m)
+        mupa = isl.MultiUnionPwAff.from_union_map(umap)
+        return inner.insert_partial_schedule(mupa)
+
+    def _flat_schedule(self, s: Statement, depth: int) -> isl.Map:
+        parts: list[str] = []
+        for k in range(depth + 1):
+            parts.append(str(s.position[k]) if k < len(s.position) else "0")
+            if k < depth:
+                if k < len(s.loops):
+                    sign = "" if s.loops[k].step > 0 else "-"
+                    parts.append(f"{sign}{s.loops[k].node.var}")
+                else:
+                    parts.append("0")
+        params = f"[{', '.join(self.params)}] -> " if self.params else ""
+        m = isl.Map(f"{params}{{ {s.name}[{', '.join(s.iterators)}] -> [{', '.join(parts)}] }}")
+        return m.intersect_domain(s.domain)
+

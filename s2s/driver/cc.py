@@ -1,0 +1,509 @@
+"""``s2s-cc``: a drop-in C compiler that optimizes each C file with s2s, then compiles it for real.
+
+Use it as ``make CC=s2s-cc``, as ``CC=s2s-cc cmake ..``, or as a launcher like ccache
+(``s2s-cc gcc -O2 -c x.c``, ``-DCMAKE_C_COMPILER_LAUNCHER=s2s-cc``). Settings: see
+``s2s.driver.settings`` (``--s2s-*`` flags, ``S2S_*`` variables).
+
+What happens to a command:
+
+* Queries and anything not fully understood (``-E``, ``-M``, ``-dM``, ``--version``, ``-print-*``,
+  no C input, stdin, an unknown option ...) go to the real compiler unchanged (``exec``).
+* Each C input is optimized in-process (``optimize_c_file``, under a time limit); the text returned is
+  written to a temporary file named after the input and compiled with the user's flags plus
+  ``-iquote <directory of the input>`` (so ``#include "x.h"`` resolves as before) and, with ``-g``, a
+  ``-fdebug-prefix-map`` that gives the debug info the user's path. Explicit ``-o`` names the
+  output the compiler would have chosen; dependency files (``-MD``/``-MMD``) are rewritten to name the
+  user's source instead of the temporary file. In a compile-and-link command each C input becomes an
+  object in a temporary directory and the user's command links them, in the original order.
+* Fallback: whatever goes wrong inside s2s (an ``S2SError``, any other exception, the time limit, the
+  generated text failing to compile) the user's original file is compiled unchanged with the user's
+  flags, and one line says so::
+
+      s2s-cc: note: x.c: optimization skipped (<reason>); compiled unchanged
+
+  If the original file does not compile either (a genuine error in the user's code), the user's
+  command is run unchanged, so the user sees exactly the compiler's own diagnostics and exit
+  status, and no s2s line. Output of the jobs is held back until they all succeed, so nothing is
+  printed twice.
+
+Testing hooks: ``S2S_INJECT_FAULT=pipeline`` makes the optimize step raise ``RuntimeError``,
+``S2S_INJECT_FAULT=timeout`` makes it hang until the time limit (``S2S_TIMEOUT``) stops it, and
+``S2S_INJECT_FAULT=compile`` appends an ``#error`` to the generated text.
+
+Recursion guard: children get ``S2S_CC_DEPTH``; a nested ``s2s-cc`` (the real compiler resolving to
+``s2s-cc`` itself) passes straight through, and a chain four deep is an error.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from s2s.driver import command_line as cmdline
+from s2s.driver import settings as settings_mod
+from s2s.driver.command_line import CommandLine, InputFile, Passthrough, Stage
+from s2s.driver.settings import DriverSettings
+
+if TYPE_CHECKING:
+    from s2s.driver.pipeline import PipelineResult
+
+PROG = "s2s-cc"
+DEPTH_VAR = "S2S_CC_DEPTH"
+MAX_DEPTH = 4
+RESPONSE_FILE_THRESHOLD = 100_000  # characters of arguments above which jobs get a response file
+_NOT_A_COMPILER_EXTENSIONS = (".o", ".a", ".so", ".obj", ".lib", ".dylib", ".dll", ".lo", ".la")
+
+
+class OptimizeTimeout(Exception):
+    """The optimize step ran past ``--s2s-timeout``."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"time-out after {seconds:g} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``s2s-cc``. With ``argv=None`` (the console script) a pass-through replaces this
+    process by the real compiler; with an explicit ``argv`` it runs as a child and its status is returned."""
+    may_exec = argv is None
+    args = list(sys.argv[1:] if argv is None else argv)
+    flags, rest = settings_mod.split_flags(args)
+    launcher, rest = split_launcher(rest)
+    cfg = settings_mod.resolve(flags, os.environ, launcher)
+    for warning in cfg.warnings:
+        _say(f"{PROG}: warning: {warning}")
+    depth = _depth()
+    command = [*cfg.compiler, *rest]
+    if depth >= MAX_DEPTH:
+        _say(f"{PROG}: error: the real compiler {' '.join(cfg.compiler)!r} runs {PROG} again "
+             f"({depth} levels deep); point S2S_CC or --s2s-cc at the real compiler")
+        return 1
+    if cfg.disable or depth > 0:
+        return _run_unchanged(command, may_exec)
+
+    try:
+        parsed = cmdline.parse(cmdline.expand_response_files(rest), cxx=_is_cxx_driver(cfg.compiler_name))
+    except Exception as exc:  # a bug in the parser must not break the build
+        _say(f"{PROG}: note: optimization skipped ({_describe(exc)}); compiled unchanged")
+        return _run_unchanged(command, may_exec)
+    if parsed.passthrough is not None:
+        if cfg.report:
+            _say(f"{PROG}: report: compiler called unchanged ({parsed.reason()})")
+        if (cfg.target == "openmp" and parsed.passthrough is Passthrough.NO_C_INPUT
+                and parsed.stage == Stage.LINK and parsed.inputs and not _has_openmp(parsed)):
+            return _Build(cfg, parsed, command).link_objects_with_openmp()
+        return _run_unchanged(command, may_exec)
+    return _Build(cfg, parsed, command).run()
+
+
+def split_launcher(args: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
+    """Launcher form: leading arguments that name a compiler (``gcc``, ``/usr/bin/cc``, ``ccache gcc``)
+    rather than a flag or an input file. Returns (compiler words, remaining arguments)."""
+    words: list[str] = []
+    i = 0
+    while i < len(args) and looks_like_compiler(args[i]):
+        words.append(args[i])
+        i += 1
+        if not settings_mod.is_launcher(words[-1]):
+            break
+    return tuple(words), list(args[i:])
+
+
+def looks_like_compiler(arg: str) -> bool:
+    """An executable that is not an input: a path to an executable file, or a bare name found on PATH
+    that is not a file in the current directory. Names with a source or object extension never are."""
+    if not arg or arg.startswith(("-", "@")):
+        return False
+    ext = os.path.splitext(os.path.basename(arg))[1]
+    if ext in _NOT_A_COMPILER_EXTENSIONS or cmdline.language_of(arg) != "linker":
+        return False
+    if "/" in arg:
+        return os.path.isfile(arg) and os.access(arg, os.X_OK)
+    if os.path.exists(arg):
+        return False
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", arg)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return True
+    return False
+
+
+# ---- the build ----------------------------------------------------------------------------------
+class _Build:
+    """The jobs for one command with C inputs: optimize + compile each, then link or compile the rest."""
+
+    def __init__(self, cfg: DriverSettings, parsed: CommandLine, command: list[str]):
+        self.cfg = cfg
+        self.cl = parsed
+        self.command = command  # the user's command, unchanged, for the fallback
+        self.env = dict(os.environ, **{DEPTH_VAR: str(_depth() + 1)})
+        self.out = bytearray()  # the jobs' stdout and stderr, replayed once they all succeed
+        self.err = bytearray()
+        self.tmp = ""
+        self.failure = ""  # why the last failed attempt failed (for the fallback note)
+        self.color = _wants_color(cfg, parsed)
+
+    # -- entry points -----------------------------------------------------------------------------
+    def run(self) -> int:
+        import shutil
+        import tempfile
+
+        self.tmp = tempfile.mkdtemp(prefix="s2s-cc-")
+        try:
+            ok = self._jobs()
+        except Exception as exc:  # a bug in the driver itself must not break the build
+            ok, self.failure = False, f"internal error in {PROG}: {_describe(exc)}"
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        if ok:
+            self._flush()
+            return 0
+        return self._rerun_original()
+
+    def link_objects_with_openmp(self) -> int:
+        """--s2s-target=openmp: a link of objects gets -fopenmp (the optimized objects may need the
+        OpenMP runtime); if that link fails, the user's command runs unchanged."""
+        rc = self._capture([*self.cfg.compiler, *self.cl.args, "-fopenmp"])
+        if rc == 0:
+            self._flush()
+            return 0
+        return _run_unchanged(self.command, may_exec=False, env=self.env)
+
+    # -- jobs ---------------------------------------------------------------------------------------
+    def _jobs(self) -> bool:
+        cl = self.cl
+        objects: dict[int, str] = {}
+        for n, source in enumerate(cl.c_inputs):
+            if cl.stage == Stage.LINK:
+                stem = os.path.splitext(os.path.basename(source.path))[0]
+                output = os.path.join(self.tmp, f"{n}-{_safe_name(stem)}.o")
+            else:
+                output = cl.output or cl.default_output(source)
+            if not self._compile_one(n, source, output):
+                return False
+            objects[cl.index_of(source)] = output
+        if cl.stage == Stage.LINK:
+            extra = ["-fopenmp"] if self.cfg.target == "openmp" and not _has_openmp(cl) else []
+            extra += self._color_flag()
+            if self._capture([*self.cfg.compiler, *cl.link_args(objects), *extra]) != 0:
+                self.failure = "linking the optimized objects failed"
+                return False
+            return True
+        others = {i for i, item in enumerate(cl.items) if isinstance(item, InputFile)} - set(objects)
+        if others and self._capture([*self.cfg.compiler, *cl.rest_args(set(objects))]) != 0:
+            self.failure = "compiling the other inputs failed"
+            return False
+        return True
+
+    def _compile_one(self, n: int, source: InputFile, output: str) -> bool:
+        """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
+        try:
+            reason = self._compile_generated(n, source, output, self._optimize(source))
+        except Exception as exc:
+            reason = _describe(exc)
+        if not reason:
+            return True
+        if self._capture(self._compile_command(source, source.path, output)) != 0:
+            self.failure = f"{source.path} does not compile"
+            return False
+        self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
+        return True
+
+    def _optimize(self, source: InputFile) -> PipelineResult:
+        from pathlib import Path
+
+        from s2s.driver.pipeline import optimize_c_file
+
+        cfg = self.cfg
+        cpp_args = self.cl.cpp_args(source)
+
+        def work() -> PipelineResult:
+            if cfg.inject_fault == "pipeline":
+                raise RuntimeError("injected fault (S2S_INJECT_FAULT=pipeline)")
+            if cfg.inject_fault == "timeout":
+                import time
+
+                if cfg.timeout <= 0:
+                    raise OptimizeTimeout(0)
+                deadline = time.monotonic() + cfg.timeout + 30
+                while time.monotonic() < deadline:
+                    time.sleep(0.05)
+            return optimize_c_file(str(source.path), cpp_args, cfg.pipeline_options())
+
+        return run_with_time_limit(work, cfg.timeout)
+
+    def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult) -> str:
+        """Compile the pipeline's text; returns "" on success, else why it failed."""
+        directory = os.path.join(self.tmp, str(n))
+        os.mkdir(directory)
+        generated = os.path.join(directory, _safe_name(os.path.basename(source.path)))
+        text = result.source
+        if self.cfg.inject_fault == "compile":
+            text += "\n#error s2s-cc: injected fault (S2S_INJECT_FAULT=compile)\n"
+        with open(generated, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        self._keep(source, text)
+        proc = self._run(self._compile_command(source, generated, output, result=result), capture=True)
+        if proc.returncode != 0:
+            return "the optimized code did not compile: " + _first_error(proc.stderr)
+        self.out += proc.stdout
+        self.err += proc.stderr
+        _fix_depfile(self.cl.depfile(output), generated, source.path)
+        if self.cfg.report:
+            lines = result.report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]
+            for line in lines:
+                self._say_later(f"{PROG}: report: {line}")
+        return ""
+
+    def _compile_command(self, source: InputFile, path: str, output: str,
+                         result: PipelineResult | None = None) -> list[str]:
+        """A compile job of ``path`` (the original, or the generated text when ``result`` is given)."""
+        cl, cfg = self.cl, self.cfg
+        command = [*cfg.compiler]
+        if result is not None:
+            original_dir = os.path.dirname(source.path)
+            command += ["-iquote", original_dir or "."]
+        command += cl.compile_args()
+        if result is not None:
+            if cl.debug_info():
+                new = os.path.dirname(source.path)
+                command.append(f"-fdebug-prefix-map={os.path.dirname(path)}/={new + '/' if new else ''}")
+            if cfg.target == "openmp" and result.changed and not _has_openmp(cl):
+                command.append("-fopenmp")
+        command += self._color_flag()
+        command += ["-S" if cl.stage == Stage.ASSEMBLY else "-c", "-o", output]
+        if source.explicit:
+            command += ["-x", source.language]
+        command.append(path)
+        return command
+
+    # -- running ------------------------------------------------------------------------------------
+    def _run(self, command: list[str], capture: bool):
+        import subprocess
+
+        n_compiler = len(self.cfg.compiler)
+        if sum(len(a) + 1 for a in command) > RESPONSE_FILE_THRESHOLD and self.tmp:
+            import tempfile
+
+            fd, path = tempfile.mkstemp(suffix=".rsp", dir=self.tmp)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(cmdline.quote_response(command[n_compiler:]))
+            command = [*command[:n_compiler], "@" + path]
+        try:
+            return subprocess.run(command, env=self.env, stdin=subprocess.DEVNULL,
+                                  capture_output=capture)
+        except OSError as exc:
+            return subprocess.CompletedProcess(command, 127, b"", f"{PROG}: error: {exc}\n".encode())
+
+    def _capture(self, command: list[str]) -> int:
+        """Run a job, holding its output back; returns its exit status."""
+        proc = self._run(command, capture=True)
+        if proc.returncode == 0:
+            self.out += proc.stdout
+            self.err += proc.stderr
+        return proc.returncode
+
+    def _rerun_original(self) -> int:
+        rc = _run_unchanged(self.command, may_exec=False, env=self.env)
+        if rc == 0:
+            what = ", ".join(s.path for s in self.cl.c_inputs)
+            _say(f"{PROG}: note: {what}: optimization skipped ({self.failure or 'build step failed'}); "
+                 "compiled unchanged")
+        return rc
+
+    # -- output -------------------------------------------------------------------------------------
+    def _note(self, text: str) -> None:
+        self._say_later(f"{PROG}: note: {text}")
+
+    def _say_later(self, line: str) -> None:
+        self.err += (line + "\n").encode("utf-8", "replace")
+
+    def _flush(self) -> None:
+        _write(sys.stdout, bytes(self.out))
+        _write(sys.stderr, bytes(self.err))
+
+    def _keep(self, source: InputFile, text: str) -> None:
+        keep = self.cfg.keep_dir
+        if not keep:
+            return
+        stem, ext = os.path.splitext(os.path.basename(source.path))
+        target = os.path.join(keep, f"{stem}.s2s{ext or '.c'}")
+        try:
+            os.makedirs(keep, exist_ok=True)
+            with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
+        except OSError as exc:
+            self._say_later(f"{PROG}: warning: cannot keep the generated source in {keep}: {exc}")
+
+    def _color_flag(self) -> list[str]:
+        return ["-fdiagnostics-color=always"] if self.color else []
+
+
+# ---- helpers --------------------------------------------------------------------------------------
+def run_with_time_limit(fn: Callable[[], object], seconds: float):
+    """Call ``fn()``; raise ``OptimizeTimeout`` if it runs past ``seconds`` (0: no limit).
+
+    In the main thread a SIGALRM timer interrupts it (a long call inside a C extension is interrupted
+    when it returns to Python); elsewhere it runs in a daemon thread that is abandoned at the limit.
+    """
+    if seconds <= 0:
+        return fn()
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        def on_alarm(signum, frame):
+            raise OptimizeTimeout(seconds)
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return fn()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="s2s-optimize", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise OptimizeTimeout(seconds)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]
+
+
+def _describe(exc: BaseException) -> str:
+    """One short line saying why an attempt failed."""
+    from s2s.errors import S2SError
+
+    if isinstance(exc, OptimizeTimeout):
+        text = str(exc)
+    elif isinstance(exc, S2SError):
+        text = f"{type(exc).__name__}: {exc}"
+    else:
+        text = f"internal error: {type(exc).__name__}: {exc}"
+    return _one_line(text)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _first_error(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    for line in lines:
+        if "error" in line:
+            return _one_line(_strip_ansi(line), 160)
+    return _one_line(_strip_ansi(lines[0]), 160) if lines else "no diagnostic"
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*[mK]", "", text)
+
+
+def _fix_depfile(depfile: str | None, generated: str, original: str) -> None:
+    """Make a dependency file written for the generated text name the user's source instead."""
+    if not depfile or depfile == "-" or not os.path.isfile(depfile):
+        return
+    with open(depfile, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    fixed = text.replace(_make_escape(generated), _make_escape(original))
+    if fixed != text:
+        with open(depfile, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(fixed)
+
+
+def _make_escape(path: str) -> str:
+    """A path as gcc and clang write it in a dependency file."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
+def _safe_name(name: str) -> str:
+    """The user's file name (it reaches debug info and ``.file``), minus control characters."""
+    safe = "".join(ch if ch.isprintable() else "_" for ch in name)
+    return safe or "s2s_input"
+
+
+def _has_openmp(cl: CommandLine) -> bool:
+    return any(tok == "-fopenmp" or tok.startswith("-fopenmp=")
+               for option in cl.options("-f") for tok in option.tokens)
+
+
+def _is_cxx_driver(compiler: str) -> bool:
+    name = os.path.basename(compiler)
+    return "++" in name or name in ("c++", "CC") or name.startswith(("g++", "clang++"))
+
+
+def _wants_color(cfg: DriverSettings, cl: CommandLine) -> bool:
+    """Keep colored diagnostics on a terminal although the jobs' output goes through a pipe."""
+    try:
+        if not sys.stderr.isatty():
+            return False
+    except (AttributeError, ValueError):
+        return False
+    name = os.path.basename(cfg.compiler_name)
+    if not any(family in name for family in ("gcc", "clang", "cc")):
+        return False
+    return not any("color" in tok for option in cl.options("-f") for tok in option.tokens)
+
+
+def _depth() -> int:
+    try:
+        return int(os.environ.get(DEPTH_VAR, "0"))
+    except ValueError:
+        return 0
+
+
+def _run_unchanged(command: list[str], may_exec: bool, env: dict[str, str] | None = None) -> int:
+    """Run the real compiler on ``command`` with this process's stdin/stdout/stderr."""
+    if env is None:
+        env = dict(os.environ, **{DEPTH_VAR: str(_depth() + 1)})
+    if may_exec:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execvpe(command[0], command, env)
+        except OSError as exc:
+            _say(f"{PROG}: error: cannot run the real compiler {command[0]!r}: {exc.strerror or exc}")
+            return 127
+    import subprocess
+
+    try:
+        rc = subprocess.run(command, env=env).returncode
+    except OSError as exc:
+        _say(f"{PROG}: error: cannot run the real compiler {command[0]!r}: {exc.strerror or exc}")
+        return 127
+    return 128 - rc if rc < 0 else rc
+
+
+def _write(stream, data: bytes) -> None:
+    if not data:
+        return
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:
+        stream.write(data.decode("utf-8", "replace"))
+        stream.flush()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Rebuilding immutable control trees: replace a run of children of one Sequence."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Iterator
+
+from s2s.ir import expr as ex
+from s2s.ir.control import (
+    Block, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, While, walk,
+)
+
+
+def map_sequences(node: ControlNode, fn: Callable[[Sequence], Sequence]) -> ControlNode:
+    """Apply ``fn`` to every Sequence, bottom-up, rebuilding only what changed."""
+    if isinstance(node, Sequence):
+        children = tuple(map_sequences(c, fn) for c in node.children)
+        if any(a is not b for a, b in zip(children, node.children)):
+            node = dataclasses.replace(node, children=children)
+        return fn(node)
+    if isinstance(node, (For, Map, While)):
+        body = map_sequences(node.body, fn)
+        return node if body is node.body else dataclasses.replace(node, body=body)
+    if isinstance(node, IfElse):
+        then = map_sequences(node.then, fn)
+        other = None if node.other is None else map_sequences(node.other, fn)
+        if then is node.then and other is node.other:
+            return node
+        return dataclasses.replace(node, then=then, other=other)
+    return node
+
+
+def replace_run(root: Sequence, parent_id: str, first_id: str, count: int, new: ControlNode) -> Sequence:
+    """``root`` with ``count`` children of Sequence ``parent_id``, starting at ``first_id``, replaced by ``new``."""
+
+    def fn(seq: Sequence) -> Sequence:
+        if seq.id != parent_id:
+            return seq
+        ids = [c.id for c in seq.children]
+        k = ids.index(first_id)
+        return dataclasses.replace(seq, children=seq.children[:k] + (new,) + seq.children[k + count:])
+
+    return map_sequences(root, fn)  # type: ignore[return-value]
+
+
+def mentioned_names(node: ControlNode) -> Iterator[str]:
+    """Every name a subtree refers to (reads or writes), including inside opaque text."""
+    for n in walk(node):
+        if isinstance(n, (For,)):
+            yield n.var
+            for e in (n.init, n.cond, n.update):
+                yield from ex.names(e)
+        elif isinstance(n, Map):
+            yield n.var
+            for e in (n.start, n.stop, n.step):
+                yield from ex.names(e)
+        elif isinstance(n, (IfElse, While)):
+            yield from ex.names(n.cond)
+        elif isinstance(n, Return) and n.value is not None:
+            yield from ex.names(n.value)
+        elif isinstance(n, Declare):
+            yield n.name
+        elif isinstance(n, Block):
+            for e in n.graph.edges:
+                yield e.data
+                for s in e.subset:
+                    if not hasattr(s, "start"):
+                        yield from ex.names(s)
+            for c in n.graph.computations():
+                if hasattr(c, "expr"):
+                    yield from ex.names(c.expr)
+        elif isinstance(n, Opaque):
+            yield from re.findall(r"[A-Za-z_]\w*", n.text)
+
+

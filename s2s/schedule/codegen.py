@@ -1,0 +1,193 @@
+"""Code generation: an isl AST built from a SCoP's schedule, turned back into IR.
+
+Loops become For nodes (named after the original loop variable when they still mean the same
+thing), guards IfElse nodes, and each statement instance a copy of the statement's Block with
+the original loop variables replaced by what isl says they are. isl's ``floord``/``min``/``max``
+become plain C expressions, so the output needs no helper macros.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import islpy as isl
+
+from s2s.analysis.scop import Scop, Statement
+from s2s.ir import (
+    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Range, Sequence, Sym, Tasklet,
+    Ternary, Unary, expr as ex,
+)
+
+
+class CodegenError(Exception):
+    pass
+
+
+_BINARY = {
+    isl.ast_expr_op_type.add: "+", isl.ast_expr_op_type.sub: "-", isl.ast_expr_op_type.mul: "*",
+    isl.ast_expr_op_type.div: "/", isl.ast_expr_op_type.pdiv_q: "/", isl.ast_expr_op_type.pdiv_r: "%",
+    isl.ast_expr_op_type.zdiv_r: "%", isl.ast_expr_op_type.and_: "&&", isl.ast_expr_op_type.and_then: "&&",
+    isl.ast_expr_op_type.or_: "||", isl.ast_expr_op_type.or_else: "||", isl.ast_expr_op_type.eq: "==",
+    isl.ast_expr_op_type.le: "<=", isl.ast_expr_op_type.lt: "<", isl.ast_expr_op_type.ge: ">=",
+    isl.ast_expr_op_type.gt: ">",
+}
+
+
+def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, str]) -> Expr:
+    t = e.get_type()
+    if t == isl.ast_expr_type.int:
+        return Const(str(e.get_val().to_python()))
+    if t == isl.ast_expr_type.id:
+        name = e.get_id().get_name()
+        return Sym(rename.get(name, name))
+    op = e.get_op_type()
+    args = [ast_expr_to_ir(e.get_op_arg(k), rename) for k in range(e.get_op_n_arg())]
+    if op in _BINARY:
+        result = args[0]
+        for a in args[1:]:
+            result = Binary(_BINARY[op], result, a)
+        return result
+    if op == isl.ast_expr_op_type.minus:
+        return Unary("-", args[0])
+    if op in (isl.ast_expr_op_type.min, isl.ast_expr_op_type.max):
+        cmp = "<" if op == isl.ast_expr_op_type.min else ">"
+        result = args[0]
+        for a in args[1:]:
+            result = Ternary(Binary(cmp, result, a), result, a)
+        return result
+    if op == isl.ast_expr_op_type.fdiv_q:
+        a, b = args
+        # floor division for a positive constant divisor, without a helper macro
+        return Ternary(Binary("<", a, Const("0")),
+                       Unary("-", Binary("/", Binary("-", Binary("+", Unary("-", a), b), Const("1")), b)),
+                       Binary("/", a, b))
+    if op in (isl.ast_expr_op_type.cond, isl.ast_expr_op_type.select):
+        return Ternary(*args)
+    if op == isl.ast_expr_op_type.call:
+        return Call(str(args[0].name) if isinstance(args[0], Sym) else "?", tuple(args[1:]))
+    raise CodegenError(f"isl AST operation {op} not supported")
+
+
+class _Generator:
+    def __init__(self, scop: Scop, fresh_ids: itertools.count):
+        self.scop = scop
+        self.statements = {s.name: s for s in scop.statements}
+        self.original_for = {l.node.var: l.node for l in scop.loops}
+        self.used_ids: set[str] = set()
+        self.fresh = fresh_ids
+        self.new_vars: list[str] = []
+
+    def _id(self, base: str) -> str:
+        if base not in self.used_ids:
+            self.used_ids.add(base)
+            return base
+        return f"{base}.{next(self.fresh)}"
+
+    def node(self, n: isl.AstNode, rename: dict[str, str]) -> list[ControlNode]:
+        t = n.get_type()
+        if t == isl.ast_node_type.block:
+            children = n.block_get_children()
+            return [c for k in range(children.n_ast_node()) for c in self.node(children.get_at(k), rename)]
+        if t == isl.ast_node_type.for_:
+            return [self._for(n, rename)]
+        if t == isl.ast_node_type.if_:
+            cond = ast_expr_to_ir(n.if_get_cond(), rename)
+            then = Sequence(self._id("S.then"), tuple(self.node(n.if_get_then_node(), rename)))
+            other = None
+            if n.if_has_else_node():
+                other = Sequence(self._id("S.else"), tuple(self.node(n.if_get_else_node(), rename)))
+            return [IfElse(self._id("C.gen"), cond, then, other)]
+        if t == isl.ast_node_type.user:
+            return [self._user(n.user_get_expr(), rename)]
+        if t == isl.ast_node_type.mark:
+            return self.node(n.mark_get_node(), rename)
+        raise CodegenError(f"isl AST node {t} not supported")
+
+    def _for(self, n: isl.AstNode, rename: dict[str, str]) -> For:
+        iterator = n.for_get_iterator().get_id().get_name()
+        name = self._original_name(n, iterator, rename)
+        inner = dict(rename)
+        inner[iterator] = name
+        original = self.original_for.get(name)
+        init = ast_expr_to_ir(n.for_get_init(), inner)
+        cond = ast_expr_to_ir(n.for_get_cond(), inner)
+        inc = ast_expr_to_ir(n.for_get_inc(), inner)
+        body = Sequence(self._id(original.body.id if original else "S.gen"), tuple(self.node(n.for_get_body(), inner)))
+        if original is None:
+            self.new_vars.append(name)
+        loop_id = self._id(original.id if original else "L.gen")
+        return For(loop_id, name, init, cond, Binary("+", Sym(name), inc), body,
+                   declares_var=original.declares_var if original else True)
+
+    def _original_name(self, n: isl.AstNode, iterator: str, rename: dict[str, str]) -> str:
+        """The original loop variable this AST loop enumerates, if every statement below says so."""
+        candidates: set[str] = set()
+        ok = True
+
+        def visit(node: isl.AstNode) -> bool:
+            nonlocal ok
+            if node.get_type() == isl.ast_node_type.user:
+                call = node.user_get_expr()
+                stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
+                hits = [stmt.iterators[k - 1] for k in range(1, call.get_op_n_arg())
+                        if call.get_op_arg(k).get_type() == isl.ast_expr_type.id
+                        and call.get_op_arg(k).get_id().get_name() == iterator]
+                if len(hits) != 1:
+                    ok = False
+                candidates.update(hits)
+            return True
+
+        n.foreach_descendant_top_down(visit)
+        taken = set(rename.values())
+        if ok and len(candidates) == 1:
+            (name,) = candidates
+            if name not in taken:
+                return name
+        return self._fresh_var(iterator, taken)
+
+    def _fresh_var(self, base: str, taken: set[str]) -> str:
+        containers = self.scop.sdfg.container_map
+        name = base
+        k = 0
+        while name in containers or name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        return name
+
+    def _user(self, call: isl.AstExpr, rename: dict[str, str]) -> Block:
+        stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
+        values = [ast_expr_to_ir(call.get_op_arg(k), rename) for k in range(1, call.get_op_n_arg())]
+        mapping = dict(zip(stmt.iterators, values))
+        identity = all(v == Sym(k) for k, v in mapping.items())
+        block = stmt.block if identity else substitute_block(stmt.block, mapping)
+        return dataclasses.replace(block, id=self._id(stmt.block.id))
+
+
+def substitute_block(block: Block, mapping: dict[str, Expr]) -> Block:
+    """``block`` with loop variables replaced (in memlet subsets and tasklet bodies)."""
+
+    def sub(s):
+        if isinstance(s, Range):
+            return Range(ex.substitute(s.start, mapping), ex.substitute(s.stop, mapping), ex.substitute(s.step, mapping))
+        return ex.substitute(s, mapping)
+
+    nodes = tuple(dataclasses.replace(n, expr=ex.substitute(n.expr, mapping)) if isinstance(n, Tasklet) else n
+                  for n in block.graph.nodes)
+    edges = tuple(dataclasses.replace(e, subset=tuple(sub(s) for s in e.subset)) for e in block.graph.edges)
+    return dataclasses.replace(block, graph=dataclasses.replace(block.graph, nodes=nodes, edges=edges))
+
+
+def generate(scop: Scop, schedule: isl.Schedule | None = None) -> tuple[Sequence, list[str]]:
+    """IR for ``scop`` executed in the order of ``schedule`` (default: its original schedule).
+
+    Returns the new sequence (hoisted declarations of the SCoP's temporaries first) and the names
+    of loop variables code generation had to invent (the caller declares them as ``int``)."""
+    schedule = schedule if schedule is not None else scop.schedule_tree
+    build = isl.AstBuild.from_context(scop.context)
+    ast = build.node_from_schedule(schedule)
+    gen = _Generator(scop, itertools.count())
+    body = gen.node(ast, {})
+    hoisted = [Declare(f"D.hoist.{name}", name) for name in scop.declared]
+    return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted + body)), gen.new_vars
+
+

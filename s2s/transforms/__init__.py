@@ -1,0 +1,4 @@
+"""Transformations of the IR. Each checks legality before it applies and returns a new SDFG."""
+from s2s.transforms.scop_codegen import ScopOutcome, regenerate_scops
+
+__all__ = ["ScopOutcome", "regenerate_scops"]

@@ -1,0 +1,66 @@
+"""Replacing each SCoP of a function by code generated from its (possibly new) schedule."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import islpy as isl
+
+from s2s.analysis.liveness import live_loop_variables
+from s2s.analysis.scop import Scop, find_scops
+from s2s.ir import SDFG, Scalar, SourceSpan, Storage, scalar_type
+from s2s.ir.rewrite import replace_run
+from s2s.schedule.codegen import generate
+
+ScheduleChooser = Callable[[Scop], "isl.Schedule | None"]
+
+
+@dataclass(frozen=True)
+class ScopOutcome:
+    first_node: str
+    line: int | None
+    applied: bool
+    reason: str
+
+
+def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None) -> tuple[SDFG, list[ScopOutcome]]:
+    """``sdfg`` with every SCoP rebuilt by isl code generation from ``choose(scop)`` (None: the
+    original schedule). ``source`` is the file's text: a SCoP made of several top-level statements
+    is only replaced when nothing but blanks and comments separates them."""
+    outcomes: list[ScopOutcome] = []
+    body = sdfg.body
+    containers = list(sdfg.containers)
+    for scop in find_scops(sdfg):
+        first = scop.nodes[0]
+        live = live_loop_variables(scop)
+        if live:
+            outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                                        f"loop variable {', '.join(live)} is used after the loops"))
+            continue
+        new, new_vars = generate(scop, choose(scop) if choose else None)
+        if scop.parent.id == sdfg.body.id:
+            span = _merged_span(scop, source)
+            if span is None:
+                outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                                            "the loops are not one plain stretch of the source"))
+                continue
+            new = dataclasses.replace(new, origin=span)
+        for v in new_vars:
+            containers.append(Scalar(v, scalar_type("int"), Storage.STACK))
+        body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
+        outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements"))
+    return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
+
+
+def _merged_span(scop: Scop, source: str) -> SourceSpan | None:
+    spans = [n.origin for n in scop.nodes]
+    if any(s is None for s in spans):
+        return None
+    for a, b in zip(spans, spans[1:]):
+        between = source[a.end:b.start]
+        if re.sub(r"/\*.*?\*/|//[^\n]*|\s", "", between, flags=re.S):
+            return None
+    first, last = spans[0], spans[-1]
+    return SourceSpan(first.file, first.start, last.end, first.line, first.column)
