@@ -75,7 +75,8 @@ class SourceText:
         return offset - self.line_starts[self.line_of(offset) - 1] + 1
 
     def find_keyword(self, line: int, column: int, keyword: str) -> int | None:
-        """Offset of the token ``keyword`` on ``line`` nearest to ``column``; None if absent."""
+        """Offset of the word ``keyword`` (a keyword or an identifier) on ``line`` nearest to
+        ``column``; None if absent."""
         if not 1 <= line <= len(self.line_starts):
             return None
         lo = self.line_starts[line - 1]

@@ -57,7 +57,7 @@ def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[
     lines = [s.coord.line if s.coord and s.coord.file == main_file else None for s in items]
     spans: dict[int, SourceSpan] = {}
     for k, s in enumerate(items):
-        keyword = _KEYWORD_OF.get(type(s))
+        keyword = _KEYWORD_OF.get(type(s)) or _leading_name(s)
         if keyword is None or lines[k] is None:
             continue
         start = source.find_keyword(s.coord.line, s.coord.column or 1, keyword)
@@ -74,6 +74,24 @@ def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[
             continue
         spans[k] = span
     return spans
+
+
+def _leading_name(s: c_ast.Node) -> str | None:
+    """The identifier an expression statement starts with (``A`` in ``A[i] = 0;``), if any."""
+    node = s
+    while True:
+        if isinstance(node, c_ast.Assignment):
+            node = node.lvalue
+        elif isinstance(node, c_ast.ArrayRef):
+            node = node.name
+        elif isinstance(node, c_ast.FuncCall):
+            node = node.name
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--"):
+            node = node.expr
+        elif isinstance(node, c_ast.ID):
+            return node.name
+        else:
+            return None
 
 
 def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str) -> tuple[TranslationUnit, list[str]]:

@@ -5,7 +5,7 @@ flag                environment            meaning
 ==================  =====================  =========================================================
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
-``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default) or ``off`` (pipeline returns the file)
+``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default), ``isl`` or ``off`` (see pipeline.MODES)
 ``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default) or ``openmp``
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
@@ -28,7 +28,8 @@ import shlex
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 
-MODES = ("identity", "off")
+from s2s.driver.pipeline import MODES
+
 TARGETS = ("c", "openmp")
 FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0

@@ -10,7 +10,7 @@ import islpy as isl
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Scalar, SourceSpan, Storage, scalar_type
+from s2s.ir import SDFG, Opaque, Scalar, SourceSpan, Storage, scalar_type
 from s2s.ir.rewrite import replace_run
 from s2s.schedule.codegen import generate
 
@@ -34,6 +34,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
     containers = list(sdfg.containers)
     for scop in find_scops(sdfg):
         first = scop.nodes[0]
+        pragma = _pragma_before(scop)
+        if pragma:
+            outcomes.append(ScopOutcome(first.id, scop.first_line, False, f"the user's `{pragma}` applies to the loop"))
+            continue
         live = live_loop_variables(scop)
         if live:
             outcomes.append(ScopOutcome(first.id, scop.first_line, False,
@@ -52,6 +56,19 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
         outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements"))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
+
+
+def _pragma_before(scop: Scop) -> str | None:
+    """A ``#pragma`` (other than scop/endscop) right before the SCoP: it binds to the first loop,
+    so that loop must stay the user's."""
+    children = scop.parent.children
+    k = next(i for i, c in enumerate(children) if c is scop.nodes[0])
+    if k == 0 or not isinstance(children[k - 1], Opaque):
+        return None
+    text = children[k - 1].text.strip()
+    if re.match(r"#\s*pragma\s+(scop|endscop)\b", text) or not text.startswith("#"):
+        return None
+    return text
 
 
 def _merged_span(scop: Scop, source: str) -> SourceSpan | None:
