@@ -117,8 +117,46 @@ def _run_cc(argv: list[str]) -> int:
     return cc_main(argv)
 
 
+# ---- s2s analyze ----------------------------------------------------------------------------------
+def _configure_analyze(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", help="C source file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-o", "--output", default="-", help="where to write the report (default: stdout)")
+    for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
+        p.add_argument(flag, action=_CppArg, dest="cpp_args", metavar="ARG", help=argparse.SUPPRESS)
+    p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
+    p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler used to preprocess")
+    p.epilog = "Per SCoP: statements, domains, accesses, dependences with distances, parallel loops."
+
+
+def _run_analyze(ns: argparse.Namespace) -> int:
+    from s2s.driver.analyze import analyze_file, format_json, format_text
+    from s2s.errors import S2SError
+
+    try:
+        views = analyze_file(str(ns.input), list(ns.cpp_args or []), ns.cc)
+    except S2SError as exc:
+        _error(str(exc))
+        return 1
+    text = (format_json if ns.json else format_text)(str(ns.input), views)
+    if ns.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(ns.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+def _run_demo(argv: list[str]) -> int:
+    from s2s.demo import run_demo
+
+    return run_demo(bench="--no-bench" not in argv)
+
+
 COMMANDS: dict[str, Command] = {
     "opt": Command("optimize one C file, write the generated C", _run_opt, _configure_opt),
+    "analyze": Command("show the SCoPs, dependences and parallel loops of a C file", _run_analyze, _configure_analyze),
+    "demo": Command("run the built-in example end to end (what `make demo` runs)", _run_demo),
     "bench": Command("run the PolyBench harness (arguments go to polybench.harness.cli)", _run_bench),
     "cc": Command("the drop-in compiler, same as s2s-cc", _run_cc),
 }

@@ -27,9 +27,12 @@ class Dependences:
         return {"flow": self.flow, "anti": self.anti, "output": self.output}
 
 
-def compute_dependences(scop: Scop) -> Dependences:
+def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
+    """All dependences of ``scop`` (only those through ``array``, if given)."""
     sched = scop.schedule_map
     reads, writes = scop.reads, scop.writes
+    if array is not None:
+        reads, writes = _only(reads, array), _only(writes, array)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
     flow = info.compute_flow().get_must_dependence()
     before = sched.lex_lt_union_map(sched)  # pairs of instances in execution order
@@ -37,6 +40,14 @@ def compute_dependences(scop: Scop) -> Dependences:
     anti = reads.apply_range(writes.reverse()).intersect(before)
     output = writes.apply_range(writes.reverse()).intersect(before)
     return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
+
+
+def _only(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+    out = isl.UnionMap.empty(accesses.get_space())
+    for m in maps_of(accesses):
+        if m.get_tuple_name(isl.dim_type.out) == array:
+            out = out.union(isl.UnionMap.from_map(m))
+    return out
 
 
 def _in_schedule_space(deps: isl.UnionMap, scop: Scop) -> isl.UnionMap:
@@ -99,55 +110,29 @@ class LoopInfo:
 
 
 def loop_info(scop: Scop, deps: Dependences) -> list[LoopInfo]:
+    arrays = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.reads.union(scop.writes))})
+    per_array = {a: compute_dependences(scop, a) for a in arrays}
     out = []
     for loop in scop.loops:
-        kinds, arrays = [], set()
+        kinds: list[str] = []
         distance = "-"
         for kind, rel in (("flow", deps.flow_memory), ("anti", deps.anti), ("output", deps.output)):
             d = carried_deltas(rel, scop, loop)
             if d is not None:
                 kinds.append(kind)
-                arrays |= _arrays_of_carried(rel, scop, loop)
                 if kind == "flow":
                     distance = _range_text(d, 2 * loop.depth + 1)
-        value_carried = _arrays_of_carried(deps.flow, scop, loop) if carried_deltas(deps.flow, scop, loop) else set()
-        scalars = {a for a in arrays if _is_scalar(scop, a)}
-        private = tuple(sorted(a for a in scalars - value_carried if a in scop.declared))
-        out.append(LoopInfo(loop, not kinds, tuple(kinds), tuple(sorted(arrays)), distance, private))
+        carried_on = {a for a, da in per_array.items() if any(
+            carried_deltas(r, scop, loop) is not None for r in (da.flow_memory, da.anti, da.output))}
+        value_carried = {a for a, da in per_array.items() if carried_deltas(da.flow, scop, loop) is not None}
+        private = tuple(sorted(a for a in carried_on - value_carried if _is_scalar(scop, a) and a in scop.declared))
+        out.append(LoopInfo(loop, not kinds, tuple(kinds), tuple(sorted(carried_on)), distance, private))
     return out
 
 
 def _is_scalar(scop: Scop, name: str) -> bool:
     from s2s.ir import Scalar
     return isinstance(scop.sdfg.container_map.get(name), Scalar)
-
-
-def _arrays_of_carried(rel: isl.UnionMap, scop: Scop, loop: Loop) -> set[str]:
-    names = set()
-    for s in scop.statements_in(loop):
-        for acc in (s.reads, s.writes):
-            for m in maps_of(acc):
-                names.add(m.get_tuple_name(isl.dim_type.out))
-    arrays = set()
-    for name in sorted(names):
-        touching = _accesses_to(scop, name)
-        d = carried_deltas(rel.intersect(touching), scop, loop)
-        if d is not None:
-            arrays.add(name)
-    return arrays
-
-
-def _accesses_to(scop: Scop, array: str) -> isl.UnionMap:
-    """Pairs of statement instances that both touch ``array``."""
-    acc = None
-    for s in scop.statements:
-        for m in maps_of(s.reads.union(s.writes)):
-            if m.get_tuple_name(isl.dim_type.out) == array:
-                u = isl.UnionMap.from_map(m)
-                acc = u if acc is None else acc.union(u)
-    if acc is None:
-        return isl.UnionMap.empty(scop.schedule_map.get_space())
-    return acc.apply_range(acc.reverse())
 
 
 def _range_text(deltas: isl.Set, dim: int) -> str:
