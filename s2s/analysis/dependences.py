@@ -101,7 +101,7 @@ class LoopInfo:
     parallel: bool              # no dependence of any kind is carried
     carried: tuple[str, ...]    # which kinds are carried ("flow", "anti", "output")
     carried_on: tuple[str, ...]  # containers with a carried dependence
-    distances: str              # summary of carried flow distances at this loop ("1", "0..n", "*")
+    distances: str              # carried value-based flow distances at this loop ("1", "1..n", "*", "-")
     privatizable: tuple[str, ...] = ()  # scalars whose carried dependences vanish if each iteration has its own copy
 
     @property
@@ -117,11 +117,11 @@ def loop_info(scop: Scop, deps: Dependences) -> list[LoopInfo]:
         kinds: list[str] = []
         distance = "-"
         for kind, rel in (("flow", deps.flow_memory), ("anti", deps.anti), ("output", deps.output)):
-            d = carried_deltas(rel, scop, loop)
-            if d is not None:
+            if carried_deltas(rel, scop, loop) is not None:
                 kinds.append(kind)
-                if kind == "flow":
-                    distance = _range_text(d, 2 * loop.depth + 1)
+        value_flow = carried_deltas(deps.flow, scop, loop)
+        if value_flow is not None:
+            distance = _range_text(value_flow, 2 * loop.depth + 1)
         carried_on = {a for a, da in per_array.items() if any(
             carried_deltas(r, scop, loop) is not None for r in (da.flow_memory, da.anti, da.output))}
         value_carried = {a for a, da in per_array.items() if carried_deltas(da.flow, scop, loop) is not None}
@@ -137,23 +137,22 @@ def _is_scalar(scop: Scop, name: str) -> bool:
 
 def _range_text(deltas: isl.Set, dim: int) -> str:
     try:
-        lo = deltas.dim_min(dim)
-        hi = deltas.dim_max(dim)
-        if lo.is_cst() and hi.is_cst():
-            a, b = str(lo).strip("{}[() ]").split("->")[-1].strip(" []()"), str(hi).strip("{}[() ]").split("->")[-1].strip(" []()")
-            return a if a == b else f"{a}..{b}"
-        lo_t = _pw_text(lo)
-        hi_t = _pw_text(hi)
-        return f"{lo_t}..{hi_t}"
+        return bound_text(deltas.dim_min(dim), deltas.dim_max(dim))
     except isl.Error:
         return "*"
 
 
-def _pw_text(pa: isl.PwAff) -> str:
-    if pa.n_piece() != 1:
-        return "*"
-    text = str(pa)
-    return text[text.rfind("[") + 1:text.rfind("]")].strip("() ")
+def bound_text(lo: isl.PwAff, hi: isl.PwAff) -> str:
+    """``"1"``, ``"0..n - 1"`` or ``"*"``: a readable range of one distance component."""
+
+    def one(p: isl.PwAff) -> str:
+        if p.n_piece() != 1:
+            return "*"
+        text = str(p)
+        return text[text.rfind("[") + 1:text.rfind("]")].strip("() ") or "*"
+
+    a, b = one(lo), one(hi)
+    return a if a == b else f"{a}..{b}"
 
 
 @dataclass(frozen=True)

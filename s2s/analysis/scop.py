@@ -221,9 +221,13 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
                 scop = _build(sdfg, seq, tuple(run), run_names)
                 if scop is not None:
                     found.append(scop)
-                else:
+                else:  # something in the run is not affine after all: try its parts alone
                     for r in run:
-                        descend(r)
+                        single = _build(sdfg, seq, (r,), run_names) if len(run) > 1 else None
+                        if single is not None:
+                            found.append(single)
+                        else:
+                            descend(r)
             run, run_names = [], set()
 
         for child in seq.children:
@@ -260,6 +264,10 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
     containers = sdfg.container_map
     written = set().union(*(_writes_of(n) for n in nodes))
     loop_vars = {n.var for r in nodes for n in _walk(r) if isinstance(n, For)}
+    # A loop variable read or written as data (``last = i;`` after the loop) would need the value
+    # the loop leaves behind, which the model does not describe.
+    if any(e.data in loop_vars for r in nodes for n in _walk(r) if isinstance(n, Block) for e in n.graph.edges):
+        return None
     params = []
     for name in sorted(names - loop_vars):
         data = containers.get(name)

@@ -15,7 +15,7 @@ import islpy as isl
 from backends.c import CPrinter
 from frontends.c import lift_c_file
 from s2s.analysis import Scop, compute_dependences, find_scops, loop_info, reductions
-from s2s.analysis.dependences import maps_of
+from s2s.analysis.dependences import bound_text, maps_of
 
 
 @dataclass
@@ -104,21 +104,10 @@ def _dependence_view(scop: Scop, kind: str, m: isl.Map) -> DependenceView:
         dim = 2 * k + 1
         try:
             lo, hi = sets[0].dim_min(dim), sets[0].dim_max(dim)
-            distance.append(_bound_text(lo, hi))
+            distance.append(bound_text(lo, hi))
         except (isl.Error, IndexError):
             distance.append("*")
     return DependenceView(kind, src.name, dst.name, distance, str(m))
-
-
-def _bound_text(lo: isl.PwAff, hi: isl.PwAff) -> str:
-    def one(p: isl.PwAff) -> str:
-        if p.n_piece() != 1:
-            return "*"
-        text = str(p)
-        return text[text.rfind("[") + 1:text.rfind("]")].strip("() ") or "*"
-
-    a, b = one(lo), one(hi)
-    return a if a == b else f"{a}..{b}"
 
 
 def analyze_file(path: str, cpp_args: Sequence[str] = (), compiler: str = "cc") -> list[ScopView]:
