@@ -14,8 +14,8 @@ import islpy as isl
 
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
 from s2s.ir import (
-    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Sym, Symbol,
-    Tasklet, expr as ex,
+    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Storage, Sym,
+    Symbol, Tasklet, expr as ex,
 )
 
 
@@ -61,6 +61,28 @@ class Scop:
     context: isl.Set = field(default=None)  # type: ignore[assignment]
 
     @property
+    def arrays(self) -> list[str]:
+        names = {e.data for s in self.statements for e in s.block.graph.edges}
+        return sorted(n for n in names if isinstance(self.sdfg.container_map.get(n), Array))
+
+    def may_alias(self) -> list[tuple[str, str]]:
+        """Pairs of arrays of the SCoP, one of them written, that C allows to overlap: both reached
+        through pointers (parameters, heap) and not both ``restrict``. The model treats them as
+        distinct; a transformation that reorders accesses to them must check at run time."""
+        containers = self.sdfg.container_map
+        written = {e.data for s in self.statements for e in s.block.graph.writes()}
+
+        def pointer(name: str) -> bool:
+            return containers[name].storage in (Storage.ARGUMENT, Storage.HEAP)
+
+        def restrict(name: str) -> bool:
+            return "restrict" in (containers[name].declaration or "")
+
+        arrays = [a for a in self.arrays if pointer(a)]
+        return [(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:]
+                if (a in written or b in written) and not (restrict(a) and restrict(b))]
+
+    @property
     def domain(self) -> isl.UnionSet:
         return _union_set([s.domain for s in self.statements])
 
@@ -86,6 +108,43 @@ class Scop:
     def first_line(self) -> int | None:
         origins = [n.origin for n in self.nodes if n.origin is not None]
         return origins[0].line if origins else None
+
+
+def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
+    """``e`` as ``outer * p + inner`` for a parameter ``p`` (None if it is not of that form):
+    returns (p or None, outer, inner)."""
+    terms: list[tuple[int, ex.Expr]] = []
+
+    def flatten(x: ex.Expr, sign: int) -> None:
+        if isinstance(x, Binary) and x.op in "+-":
+            flatten(x.lhs, sign)
+            flatten(x.rhs, sign if x.op == "+" else -sign)
+        else:
+            terms.append((sign, x))
+
+    flatten(e, 1)
+    factor = None
+    outer: list[tuple[int, ex.Expr]] = []
+    inner: list[tuple[int, ex.Expr]] = []
+    for sign, t in terms:
+        if isinstance(t, Binary) and t.op == "*" and (t.rhs in [Sym(p) for p in params] or t.lhs in [Sym(p) for p in params]):
+            p, other = (t.rhs, t.lhs) if isinstance(t.rhs, Sym) and t.rhs.name in params else (t.lhs, t.rhs)
+            if factor is not None and factor != p.name:
+                return None
+            factor = p.name
+            outer.append((sign, other))
+        else:
+            inner.append((sign, t))
+
+    def rebuild(parts):
+        if not parts:
+            return Const("0")
+        out = parts[0][1] if parts[0][0] > 0 else ex.Unary("-", parts[0][1])
+        for sign, t in parts[1:]:
+            out = Binary("+" if sign > 0 else "-", out, t)
+        return out
+
+    return factor, rebuild(outer), rebuild(inner)
 
 
 def _union_set(sets) -> isl.UnionSet:
@@ -294,6 +353,7 @@ class _Model:
         self.declared: list[str] = []
 
     def build(self) -> Scop:
+        self.delinearized = self._delinearization()
         tree = self._sequence(list(self.nodes), (), [], ())
         depth = max((len(s.loops) for s in self.statements), default=0)
         for s in self.statements:
@@ -380,7 +440,35 @@ class _Model:
         # loop variables and symbols read as values are not memory accesses
         return reads, writes
 
+    def _delinearization(self) -> dict[str, str]:
+        """One-dimensional arrays indexed ``e1 * p + e2`` (``A[i * n + j]``) with the same
+        parameter ``p`` everywhere in the SCoP: they are modelled as ``A[e1][e2]`` (checked to be
+        exact: 0 <= e2 < p on every access)."""
+        subsets: dict[str, list] = {}
+        for r in self.nodes:
+            for n in _walk(r):
+                if isinstance(n, Block):
+                    for e in n.graph.edges:
+                        data = self.containers.get(e.data)
+                        if isinstance(data, Array) and data.rank == 1:
+                            subsets.setdefault(e.data, []).append(e.subset[0])
+        out = {}
+        for name, subs in subsets.items():
+            splits = [_split_linearized(e, self.params) for e in subs]
+            factors = {sp[0] for sp in splits if sp is not None and sp[0] is not None}
+            if len(factors) == 1 and all(sp is not None for sp in splits):
+                out[name] = factors.pop()
+        return out
+
     def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
+        if data in self.delinearized:
+            _, outer, inner = _split_linearized(subset[0], self.params)
+            p = b.var(self.delinearized[data])
+            inner_pa = b.pw_aff(inner)
+            inside = inner_pa.ge_set(b.const(0)).intersect(inner_pa.lt_set(p))
+            if not domain.is_subset(inside):
+                raise NotAffine(f"{data}: cannot delinearize (inner index may leave [0, {self.delinearized[data]}))")
+            subset = (outer, inner)
         if not subset:
             target = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params))).set_tuple_name(data)
             return isl.Map.from_domain_and_range(domain, target)

@@ -58,6 +58,7 @@ class ScopView:
     dependences: list[DependenceView] = field(default_factory=list)
     loops: list[LoopView] = field(default_factory=list)
     reductions: list[str] = field(default_factory=list)
+    may_alias: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -85,6 +86,7 @@ def view_scop(scop: Scop) -> ScopView:
                                    list(info.carried), list(info.carried_on), list(info.privatizable),
                                    info.parallel_if_privatized))
     view.reductions = [f"{r.statement} on {r.target} ({r.op})" for r in reductions(scop)]
+    view.may_alias = [f"{a}/{b}" for a, b in scop.may_alias()]
     view.seconds = time.perf_counter() - start
     return view
 
@@ -143,6 +145,8 @@ def format_text(path: str, views: list[ScopView]) -> str:
             out.append(f"    {pad}{loop.id} {loop.variable}: {what}")
         if v.reductions:
             out.append(f"  reductions: {'; '.join(v.reductions)}")
+        if v.may_alias:
+            out.append(f"  may alias (pointer arguments, assumed distinct by the model): {', '.join(v.may_alias)}")
         out.append("")
     return "\n".join(out)
 

@@ -33,13 +33,22 @@ _BINARY = {
 }
 
 
-def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, str]) -> Expr:
+def negate(e: Expr) -> Expr:
+    """``-e``, folding constants and double negations."""
+    if isinstance(e, Const) and e.int_value is not None:
+        return Const(str(-e.int_value if not e.text.startswith("-") else int(e.text[1:])))
+    if isinstance(e, Unary) and e.op == "-":
+        return e.operand
+    return Unary("-", e)
+
+
+def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, Expr]) -> Expr:
     t = e.get_type()
     if t == isl.ast_expr_type.int:
         return Const(str(e.get_val().to_python()))
     if t == isl.ast_expr_type.id:
         name = e.get_id().get_name()
-        return Sym(rename.get(name, name))
+        return rename.get(name, Sym(name))
     op = e.get_op_type()
     args = [ast_expr_to_ir(e.get_op_arg(k), rename) for k in range(e.get_op_n_arg())]
     if op in _BINARY:
@@ -48,7 +57,7 @@ def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, str]) -> Expr:
             result = Binary(_BINARY[op], result, a)
         return result
     if op == isl.ast_expr_op_type.minus:
-        return Unary("-", args[0])
+        return negate(args[0])
     if op in (isl.ast_expr_op_type.min, isl.ast_expr_op_type.max):
         cmp = "<" if op == isl.ast_expr_op_type.min else ">"
         result = args[0]
@@ -83,7 +92,7 @@ class _Generator:
             return base
         return f"{base}.{next(self.fresh)}"
 
-    def node(self, n: isl.AstNode, rename: dict[str, str]) -> list[ControlNode]:
+    def node(self, n: isl.AstNode, rename: dict[str, Expr]) -> list[ControlNode]:
         t = n.get_type()
         if t == isl.ast_node_type.block:
             children = n.block_get_children()
@@ -103,47 +112,64 @@ class _Generator:
             return self.node(n.mark_get_node(), rename)
         raise CodegenError(f"isl AST node {t} not supported")
 
-    def _for(self, n: isl.AstNode, rename: dict[str, str]) -> For:
+    def _for(self, n: isl.AstNode, rename: dict[str, Expr]) -> For:
         iterator = n.for_get_iterator().get_id().get_name()
-        name = self._original_name(n, iterator, rename)
+        name, sign = self._original_name(n, iterator, rename)
         inner = dict(rename)
-        inner[iterator] = name
+        inner[iterator] = Sym(name) if sign > 0 else Unary("-", Sym(name))
         original = self.original_for.get(name)
-        init = ast_expr_to_ir(n.for_get_init(), inner)
-        cond = ast_expr_to_ir(n.for_get_cond(), inner)
-        inc = ast_expr_to_ir(n.for_get_inc(), inner)
+        # the loop's own bounds are in terms of the AST iterator, i.e. of sign * name
+        init = ast_expr_to_ir(n.for_get_init(), rename)
+        cond = ast_expr_to_ir(n.for_get_cond(), {**rename, iterator: Sym(iterator)})
+        inc = ast_expr_to_ir(n.for_get_inc(), rename)
+        if sign < 0:
+            cond = _reverse_condition(cond, iterator, name)
+            init, update = negate(init), Binary("-", Sym(name), inc)
+        else:
+            cond = ex.substitute(cond, {iterator: Sym(name)})
+            update = Binary("+", Sym(name), inc)
         body = Sequence(self._id(original.body.id if original else "S.gen"), tuple(self.node(n.for_get_body(), inner)))
         if original is None:
             self.new_vars.append(name)
         loop_id = self._id(original.id if original else "L.gen")
-        return For(loop_id, name, init, cond, Binary("+", Sym(name), inc), body,
+        return For(loop_id, name, init, cond, update, body,
                    declares_var=original.declares_var if original else True)
 
-    def _original_name(self, n: isl.AstNode, iterator: str, rename: dict[str, str]) -> str:
-        """The original loop variable this AST loop enumerates, if every statement below says so."""
-        candidates: set[str] = set()
+    def _original_name(self, n: isl.AstNode, iterator: str, rename: dict[str, Expr]) -> tuple[str, int]:
+        """The original loop variable this AST loop enumerates (and whether it runs backwards,
+        as ``-i``), if every statement below says so; else a fresh name."""
+        candidates: set[tuple[str, int]] = set()
         ok = True
+
+        def is_iterator(arg: isl.AstExpr) -> bool:
+            return arg.get_type() == isl.ast_expr_type.id and arg.get_id().get_name() == iterator
 
         def visit(node: isl.AstNode) -> bool:
             nonlocal ok
             if node.get_type() == isl.ast_node_type.user:
                 call = node.user_get_expr()
                 stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
-                hits = [stmt.iterators[k - 1] for k in range(1, call.get_op_n_arg())
-                        if call.get_op_arg(k).get_type() == isl.ast_expr_type.id
-                        and call.get_op_arg(k).get_id().get_name() == iterator]
-                if len(hits) != 1:
+                hits = []
+                for k in range(1, call.get_op_n_arg()):
+                    arg = call.get_op_arg(k)
+                    if is_iterator(arg):
+                        hits.append((stmt.iterators[k - 1], 1))
+                    elif (arg.get_type() == isl.ast_expr_type.op and arg.get_op_type() == isl.ast_expr_op_type.minus
+                          and is_iterator(arg.get_op_arg(0))):
+                        hits.append((stmt.iterators[k - 1], -1))
+                if len(hits) > 1:  # (none: isl fixed this statement's value of the loop variable)
                     ok = False
                 candidates.update(hits)
             return True
 
         n.foreach_descendant_top_down(visit)
-        taken = set(rename.values())
+        taken = {v.name for v in rename.values() if isinstance(v, Sym)} | {
+            v.operand.name for v in rename.values() if isinstance(v, Unary) and isinstance(v.operand, Sym)}
         if ok and len(candidates) == 1:
-            (name,) = candidates
+            ((name, sign),) = candidates
             if name not in taken:
-                return name
-        return self._fresh_var(iterator, taken)
+                return name, sign
+        return self._fresh_var(iterator, taken), 1
 
     def _fresh_var(self, base: str, taken: set[str]) -> str:
         containers = self.scop.sdfg.container_map
@@ -154,13 +180,25 @@ class _Generator:
             name = f"{base}_{k}"
         return name
 
-    def _user(self, call: isl.AstExpr, rename: dict[str, str]) -> Block:
+    def _user(self, call: isl.AstExpr, rename: dict[str, Expr]) -> Block:
         stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
         values = [ast_expr_to_ir(call.get_op_arg(k), rename) for k in range(1, call.get_op_n_arg())]
         mapping = dict(zip(stmt.iterators, values))
         identity = all(v == Sym(k) for k, v in mapping.items())
         block = stmt.block if identity else substitute_block(stmt.block, mapping)
         return dataclasses.replace(block, id=self._id(stmt.block.id))
+
+
+_FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}
+
+
+def _reverse_condition(cond: Expr, iterator: str, name: str) -> Expr:
+    """``c <= ub`` with ``c = -name`` becomes ``name >= -ub`` (conjunctions term by term)."""
+    if isinstance(cond, Binary) and cond.op == "&&":
+        return Binary("&&", _reverse_condition(cond.lhs, iterator, name), _reverse_condition(cond.rhs, iterator, name))
+    if isinstance(cond, Binary) and cond.op in _FLIP and cond.lhs == Sym(iterator) and iterator not in ex.names(cond.rhs):
+        return Binary(_FLIP[cond.op], Sym(name), negate(cond.rhs))
+    return ex.substitute(cond, {iterator: Unary("-", Sym(name))})
 
 
 def substitute_block(block: Block, mapping: dict[str, Expr]) -> Block:

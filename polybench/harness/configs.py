@@ -1,0 +1,251 @@
+"""The configuration registry: a configuration is a name and a way to build a kernel.
+
+A ``Config`` is a compiler invocation prefix (``argv``) plus environment; the harness appends the
+defines, include paths, sources, ``-lm`` and ``-o``. ``Config.prepare_sources`` is the hook for
+source-to-source tools that must run before the compiler (Pluto's ``polycc``): override it in a
+subclass to write transformed sources into ``request.workdir`` and return them.
+
+Adding a configuration (the later ``s2s-isl``, ``s2s-seq``, ``s2s-omp``, ``pluto``) is one
+``register(ConfigSpec(...))`` call whose ``make`` builds the ``Config`` from a ``ConfigContext``
+(or returns one with ``unavailable`` set, which is reported, not an error). Tool paths given on the
+command line (e.g. a future ``--pluto=/path/to/polycc``) reach ``make`` through
+``ConfigContext.tools``; see the ``PlutoConfig`` sketch at the end of this file.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+OPT_FLAGS = ("-O3", "-march=native")
+POLLY_FLAGS = ("-O3", "-march=native", "-mllvm", "-polly", "-mllvm", "-polly-parallel",
+               "-mllvm", "-polly-vectorizer=stripmine", "-fopenmp")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What one compiler invocation needs (one binary of one cell)."""
+
+    kernel_name: str
+    kernel_source: Path
+    kernel_dir: Path
+    utilities: Path
+    defines: tuple[str, ...]  # ("-DLARGE_DATASET", "-DPOLYBENCH_TIME", ...)
+    output: Path
+    workdir: Path  # scratch folder of this cell, for transformed sources and logs
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    argv: tuple[str, ...]  # compiler invocation prefix
+    env: Mapping[str, str] = field(default_factory=dict)  # added to the environment of the build
+    description: str = ""
+    # "timed": built, verified, timed; "reference": also verified against, never timed
+    # (reference-O0); "noise": measures rounding noise only (fp-noise), never fails the run.
+    role: str = "timed"
+    unavailable: str | None = None  # why it cannot be used here (reported, not an error)
+    user: bool = False  # given with --config
+
+    @property
+    def available(self) -> bool:
+        return self.unavailable is None
+
+    @property
+    def verify_only(self) -> bool:
+        return self.role != "timed"
+
+    def prepare_sources(self, request: BuildRequest) -> list[Path]:
+        """The sources to compile. Extension point: source-to-source tools transform here."""
+        return [request.utilities / "polybench.c", request.kernel_source]
+
+    def build_argv(self, request: BuildRequest) -> list[str]:
+        sources = self.prepare_sources(request)
+        return [*self.argv, *request.defines, "-I", str(request.utilities), "-I", str(request.kernel_dir),
+                *map(str, sources), "-lm", "-o", str(request.output)]
+
+    def command_template(self) -> str:
+        """The command as recorded in reports: the prefix and what the harness appends."""
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        cmd = shlex.join(self.argv) + " -D<DATASET>_DATASET [-D<PARAM>=<v>...] [-DPOLYBENCH_TIME | " \
+            "-DPOLYBENCH_DUMP_ARRAYS -DPOLYBENCH_DUMP_FULL_PRECISION] -I <utilities> -I <kerneldir> " \
+            "<utilities>/polybench.c <kerneldir>/<name>.c -lm -o <bin>"
+        return f"{env} {cmd}" if env else cmd
+
+
+class ConfigContext:
+    """What ``ConfigSpec.make`` may use: the C compiler, the python of this venv, tool paths,
+    and a cached probe (compile a tiny file with given flags)."""
+
+    def __init__(self, cc: str = "cc", python: str | Path | None = None,
+                 tools: Mapping[str, str] | None = None):
+        self.cc = cc
+        self.python = Path(python or sys.executable)
+        self.tools = dict(tools or {})
+        self._probes: dict[tuple, str | None] = {}
+        self._lock = threading.Lock()
+
+    def venv_tool(self, name: str) -> Path:
+        """A console script installed next to this python (``s2s-cc``)."""
+        return self.python.parent / name
+
+    def probe(self, argv: Sequence[str], env: Mapping[str, str] | None = None, timeout: float = 60) -> str | None:
+        """None when ``argv`` compiles and links a tiny OpenMP-free loop, else the reason."""
+        key = (tuple(argv), tuple(sorted((env or {}).items())))
+        with self._lock:
+            if key in self._probes:
+                return self._probes[key]
+        reason = _probe(argv, env, timeout)
+        with self._lock:
+            self._probes[key] = reason
+        return reason
+
+
+def _probe(argv: Sequence[str], env: Mapping[str, str] | None, timeout: float) -> str | None:
+    if not argv or shutil.which(argv[0]) is None:
+        return f"{argv[0] if argv else '(empty command)'} not found"
+    src = "double a[64][64];\nint main(void) {\n  for (int i = 0; i < 64; i++)\n" \
+          "    for (int j = 0; j < 64; j++) a[i][j] = i * j;\n  return (int) a[3][5] - 15;\n}\n"
+    with tempfile.TemporaryDirectory(prefix="s2s-bench-probe-") as tmp:
+        c = Path(tmp) / "probe.c"
+        c.write_text(src)
+        try:
+            p = subprocess.run([*argv, str(c), "-o", str(Path(tmp) / "probe")], cwd=tmp, capture_output=True,
+                               text=True, timeout=timeout, env={**os.environ, **(env or {})})
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"{argv[0]}: {e}"
+        if p.returncode != 0:
+            lines = [ln.strip() for ln in (p.stderr + p.stdout).splitlines() if ln.strip()]
+            first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+            return f"test compile failed: {first[:200]}"
+    return None
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    name: str
+    make: Callable[[ConfigContext], Config]
+    default: bool = True  # part of the default selection ("all available")
+    help: str = ""
+
+
+CONFIGS: dict[str, ConfigSpec] = {}
+
+
+def register(spec: ConfigSpec) -> ConfigSpec:
+    CONFIGS[spec.name] = spec
+    return spec
+
+
+# --- the built-in configurations -----------------------------------------------------------------
+
+def _baseline(ctx: ConfigContext) -> Config:
+    return Config("baseline", (ctx.cc, *OPT_FLAGS), description="the C compiler at -O3 -march=native")
+
+
+def s2s_cc_config(ctx: ConfigContext, name: str, mode: str, description: str,
+                  extra_env: Mapping[str, str] | None = None) -> Config:
+    """A configuration that compiles through ``s2s-cc`` with ``S2S_MODE=mode`` (its real compiler
+    is cc). Later modes (isl, seq, omp) register with this helper."""
+    tool = ctx.venv_tool("s2s-cc")
+    cfg = Config(name, (str(tool), *OPT_FLAGS), env={"S2S_MODE": mode, **(extra_env or {})},
+                 description=description)
+    if not tool.exists():
+        cfg = replace(cfg, unavailable=f"{tool} not found (is s2s installed in this venv?)")
+    return cfg
+
+
+def _identity(ctx: ConfigContext) -> Config:
+    return s2s_cc_config(ctx, "identity", "identity", "s2s-cc, S2S_MODE=identity (lift + regenerate, no transformation)")
+
+
+def _isl(ctx: ConfigContext) -> Config:
+    return s2s_cc_config(ctx, "s2s-isl", "isl",
+                         "s2s-cc, S2S_MODE=isl (every SCoP rebuilt through the isl model with its original schedule)")
+
+
+def _polly(ctx: ConfigContext) -> Config:
+    cfg = Config("polly", ("clang-14", *POLLY_FLAGS), description="clang-14 with Polly (parallel, stripmine)")
+    reason = ctx.probe(cfg.argv)
+    return replace(cfg, unavailable=f"clang-14 with Polly and OpenMP is not usable here ({reason})") if reason else cfg
+
+
+def _reference_o0(ctx: ConfigContext) -> Config:
+    return Config("reference-O0", (ctx.cc, "-O0"), role="reference",
+                  description="the C compiler at -O0: a second reference, verified against, not timed")
+
+
+def _fp_noise(ctx: ConfigContext) -> Config:
+    return Config("fp-noise", (ctx.cc, *OPT_FLAGS, "-ffp-contract=off"), role="noise",
+                  description="baseline without FMA contraction: the same code with other rounding; how far "
+                              "its output drifts from baseline is the rounding noise a correct build may show")
+
+
+register(ConfigSpec("baseline", _baseline, help="cc -O3 -march=native (the reference)"))
+register(ConfigSpec("identity", _identity, help="s2s-cc -O3 -march=native with S2S_MODE=identity"))
+register(ConfigSpec("s2s-isl", _isl, help="s2s-cc -O3 -march=native with S2S_MODE=isl"))
+register(ConfigSpec("polly", _polly, help="clang-14 -O3 -march=native with Polly, -fopenmp"))
+register(ConfigSpec("reference-O0", _reference_o0, default=False, help="cc -O0, only with --verify-O0"))
+register(ConfigSpec("fp-noise", _fp_noise, default=False,
+                    help="cc -O3 -march=native -ffp-contract=off, a rounding-noise probe (on unless --no-noise-check)"))
+
+
+def user_config(spec: str) -> Config:
+    """``NAME=command prefix`` from ``--config``."""
+    name, sep, cmd = spec.partition("=")
+    name = name.strip()
+    if not sep or not NAME_RE.fullmatch(name):
+        raise ValueError(f"--config {spec!r}: expected NAME='compiler and flags' (NAME: letters, digits, _.+-)")
+    if name in CONFIGS:
+        raise ValueError(f"--config {name}: the name of a built-in configuration")
+    try:
+        argv = tuple(shlex.split(cmd))
+    except ValueError as e:
+        raise ValueError(f"--config {name}: {e}") from None
+    if not argv:
+        raise ValueError(f"--config {name}: empty command")
+    return Config(name, argv, description="user command", user=True)
+
+
+def resolve_configs(names: Sequence[str] | None, ctx: ConfigContext, user: Sequence[Config] = (),
+                    verify_o0: bool = False, noise_check: bool = True) -> list[Config]:
+    """The configurations to run, baseline first (always: it is what everything is verified
+    against), then the named (or default) ones, then reference-O0 (with ``verify_o0``), then the
+    user's, then fp-noise (with ``noise_check``). Unknown names raise ``KeyError``."""
+    if names is None:
+        wanted = [n for n, s in CONFIGS.items() if s.default]
+    else:
+        wanted = [n for n in names if n not in {u.name for u in user}]
+        bad = [n for n in wanted if n not in CONFIGS]
+        if bad:
+            raise KeyError(", ".join(bad))
+    if verify_o0:
+        wanted.append("reference-O0")
+    ordered = ["baseline"] + [n for n in dict.fromkeys(wanted) if n not in ("baseline", "fp-noise")]
+    tail = ["fp-noise"] if noise_check or "fp-noise" in wanted else []
+    return [CONFIGS[n].make(ctx) for n in ordered] + list(user) + [CONFIGS[n].make(ctx) for n in tail]
+
+
+# --- extension point: Pluto (not implemented yet) -------------------------------------------------
+#
+# class PlutoConfig(Config):
+#     """``polycc <kernel>.c --tile --parallel -o <workdir>/<kernel>.pluto.c``, then cc -O3 -fopenmp."""
+#     def prepare_sources(self, request):
+#         out = request.workdir / f"{request.kernel_name}.pluto.c"
+#         subprocess.run([self.tools["pluto"], str(request.kernel_source), "--tile", "--parallel",
+#                         "-o", str(out)], check=True, ...)   # raise BuildError with the log on failure
+#         return [request.utilities / "polybench.c", out]
+#
+# register(ConfigSpec("pluto", lambda ctx: PlutoConfig(...) if "pluto" in ctx.tools
+#                     else Config("pluto", (), unavailable="no --pluto=/path/to/polycc given"),
+#                     help="Pluto (polycc) then cc -O3 -march=native -fopenmp"))
+# and in cli.py: parser.add_argument("--pluto", metavar="POLYCC") -> ConfigContext(tools={"pluto": ...}).
