@@ -15,7 +15,7 @@ def live_loop_variables(scop: Scop) -> list[str]:
     sdfg = scop.sdfg
     containers = sdfg.container_map
     in_scop = {id(n) for n in scop.nodes}
-    outside = [v for v in {l.node.var for l in scop.loops if not l.node.declares_var}]
+    outside = {l.node.var for l in scop.loops if not l.node.declares_var}
     live = []
     children = list(scop.parent.children)
     last = max(k for k, c in enumerate(children) if id(c) in in_scop)

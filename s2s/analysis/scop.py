@@ -8,14 +8,14 @@ declaration code generation hoists.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import islpy as isl
 
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
 from s2s.ir import (
     SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Storage, Sym,
-    Symbol, Tasklet, expr as ex,
+    Symbol, Tasklet, child_nodes, walk, expr as ex,
 )
 
 
@@ -58,7 +58,7 @@ class Scop:
     schedule_tree: isl.Schedule
     loops: list[Loop]
     declared: tuple[str, ...]    # scalars declared inside the SCoP (hoisted by code generation)
-    context: isl.Set = field(default=None)  # type: ignore[assignment]
+    context: isl.Set             # what is known of the parameters (nothing is assumed: the universe)
 
     @property
     def arrays(self) -> list[str]:
@@ -179,17 +179,12 @@ def _loop_step(node: For) -> int:
 
 def _writes_of(node: ControlNode) -> set[str]:
     out: set[str] = set()
-    for n in _walk(node):
+    for n in walk(node):
         if isinstance(n, Block):
             out.update(e.data for e in n.graph.writes())
         elif isinstance(n, For):
             out.add(n.var)
     return out
-
-
-def _walk(node: ControlNode):
-    from s2s.ir import walk
-    return walk(node)
 
 
 class _Checker:
@@ -261,10 +256,6 @@ class _Checker:
 
 # --- extraction -----------------------------------------------------------------------------------
 
-def _contains_loop_or_statement(node: ControlNode) -> bool:
-    return any(isinstance(n, (For, Block)) for n in _walk(node))
-
-
 def find_scops(sdfg: SDFG) -> list[Scop]:
     """All maximal SCoPs of ``sdfg``, outermost first, in program order."""
     checker = _Checker(sdfg)
@@ -276,7 +267,7 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
 
         def close() -> None:
             nonlocal run, run_names
-            if run and any(isinstance(n, For) for r in run for n in _walk(r)):
+            if run and any(isinstance(n, For) for r in run for n in walk(r)):
                 scop = _build(sdfg, seq, tuple(run), run_names)
                 if scop is not None:
                     found.append(scop)
@@ -308,7 +299,6 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
         close()
 
     def descend(node: ControlNode) -> None:
-        from s2s.ir import child_nodes
         for c in child_nodes(node):
             if isinstance(c, Sequence):
                 visit_sequence(c)
@@ -322,10 +312,10 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
 def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: set[str]) -> Scop | None:
     containers = sdfg.container_map
     written = set().union(*(_writes_of(n) for n in nodes))
-    loop_vars = {n.var for r in nodes for n in _walk(r) if isinstance(n, For)}
+    loop_vars = {n.var for r in nodes for n in walk(r) if isinstance(n, For)}
     # A loop variable read or written as data (``last = i;`` after the loop) would need the value
     # the loop leaves behind, which the model does not describe.
-    if any(e.data in loop_vars for r in nodes for n in _walk(r) if isinstance(n, Block) for e in n.graph.edges):
+    if any(e.data in loop_vars for r in nodes for n in walk(r) if isinstance(n, Block) for e in n.graph.edges):
         return None
     params = []
     for name in sorted(names - loop_vars):
@@ -446,7 +436,7 @@ class _Model:
         exact: 0 <= e2 < p on every access)."""
         subsets: dict[str, list] = {}
         for r in self.nodes:
-            for n in _walk(r):
+            for n in walk(r):
                 if isinstance(n, Block):
                     for e in n.graph.edges:
                         data = self.containers.get(e.data)

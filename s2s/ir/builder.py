@@ -202,45 +202,45 @@ class SDFGBuilder:
         return actual
 
     @contextlib.contextmanager
-    def loop(self, var: str, start: str | int, stop: str | int, step: int = 1) -> Iterator[None]:
-        """``for (var = start; var < stop; var += step)``, declaring ``var`` as an int."""
-        if not self.has_container(var):
+    def _body(self, var: str | None = None) -> Iterator[list[Sequence]]:
+        """Collects the nodes appended inside a ``with`` into a Sequence (``var``: a loop variable,
+        declared as an int if new, and symbolic inside)."""
+        if var is not None and not self.has_container(var):
             self.add_container(Scalar(var, scalar_type("int"), Storage.STACK))
         self._open.append([])
-        self._loop_vars.append(var)
+        if var is not None:
+            self._loop_vars.append(var)
+        done: list[Sequence] = []
         try:
-            yield
+            yield done
         finally:
-            self._loop_vars.pop()
-            body = self.sequence(self._open.pop())
+            if var is not None:
+                self._loop_vars.pop()
+            done.append(self.sequence(self._open.pop()))
+
+    @contextlib.contextmanager
+    def loop(self, var: str, start: str | int, stop: str | int, step: int = 1) -> Iterator[None]:
+        """``for (var = start; var < stop; var += step)``, declaring ``var`` as an int."""
+        with self._body(var) as body:
+            yield
         v = ex.Sym(var)
         cond = ex.Binary("<" if step > 0 else ">", v, _as_expr(stop))
         update = ex.Binary("+", v, ex.Const(str(step))) if step > 0 else ex.Binary("-", v, ex.Const(str(-step)))
-        self._append(self.node(For, var=var, init=_as_expr(start), cond=cond, update=update, body=body,
+        self._append(self.node(For, var=var, init=_as_expr(start), cond=cond, update=update, body=body[0],
                                declares_var=True))
 
     @contextlib.contextmanager
     def map(self, var: str, start: str | int, stop: str | int, schedule: Schedule = Schedule.CPU_MULTICORE) -> Iterator[None]:
-        if not self.has_container(var):
-            self.add_container(Scalar(var, scalar_type("int"), Storage.STACK))
-        self._open.append([])
-        self._loop_vars.append(var)
-        try:
+        with self._body(var) as body:
             yield
-        finally:
-            self._loop_vars.pop()
-            body = self.sequence(self._open.pop())
         self._append(self.node(Map, var=var, start=_as_expr(start), stop=_as_expr(stop), step=ex.Const("1"),
-                               body=body, schedule=schedule))
+                               body=body[0], schedule=schedule))
 
     @contextlib.contextmanager
     def if_(self, cond: str) -> Iterator[None]:
-        self._open.append([])
-        try:
+        with self._body() as then:
             yield
-        finally:
-            then = self.sequence(self._open.pop())
-        self._append(self.node(IfElse, cond=parse_expr(cond), then=then))
+        self._append(self.node(IfElse, cond=parse_expr(cond), then=then[0]))
 
     def ret(self, value: str | None = None) -> None:
         self._append(self.node(Return, value=None if value is None else parse_expr(value)))
