@@ -112,7 +112,7 @@ def test_loop_made_by_a_macro_is_not_spliced(tmp_path):
         }
     """)
     loops = [n for n in unit.functions[0].body.children if isinstance(n, For)]
-    assert [l.origin is not None for l in loops] == [False, False, True]
+    assert [l.origin is not None and l.origin.spliceable for l in loops] == [False, False, True]
 
 
 def test_preprocessor_flags_are_honoured(tmp_path):

@@ -163,9 +163,7 @@ class CPrinter:
         return f"{lhs} = {self.expr.print(value, 2)};"
 
     def library_statement(self, block: Block, node: LibraryNode) -> str:
-        mapping = {e.dst_conn: self.memlet_expr(e.data, e.subset) for e in block.graph.in_edges(node.id)}
-        args = ", ".join(self.expr(ex.substitute(a, mapping)) for a in node.args)
-        return f"{node.name}({args});"
+        return f"{node.name}({', '.join(self.expr.print(a, 2) for a in node.args)});"
 
 
 _COMPOUND = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}

@@ -17,7 +17,7 @@ from frontends.c.c_text import node_text, statement_text
 from frontends.c.declarations import Unliftable, container_for
 from frontends.c.expressions import ExpressionLifter
 from s2s.ir import (
-    Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse,
+    Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range,
     Return, Scalar, Sequence, SourceSpan, Storage, Sym, Symbol, While,
 )
 from s2s.ir import expr as ex
@@ -55,8 +55,9 @@ def written_names(node: c_ast.Node) -> set[str]:
 
 
 class FunctionLifter:
-    def __init__(self, func: c_ast.FuncDef, file_scope: FileScope):
+    def __init__(self, func: c_ast.FuncDef, file_scope: FileScope, main_file: str = ""):
         self.func = func
+        self.main_file = main_file
         self.file_scope = file_scope
         signature = node_text(func.decl)
         self.b = SDFGBuilder(func.decl.name, signature)
@@ -141,9 +142,13 @@ class FunctionLifter:
         try:
             if method is None:
                 raise Unliftable(f"{type(s).__name__} statement")
-            return method(s)
+            nodes = method(s)
         except Unliftable as why:
-            return [self._opaque(s, str(why))]
+            nodes = [self._opaque(s, str(why))]
+        if s.coord is not None and s.coord.file == self.main_file and len(nodes) == 1 and nodes[0].origin is None:
+            # where the statement starts, for messages; body_spans gives spliceable spans later
+            nodes = [_with_origin(nodes[0], SourceSpan(self.main_file, -1, -1, s.coord.line, s.coord.column or 0))]
+        return nodes
 
     def _opaque(self, s: c_ast.Node, reason: str) -> ControlNode:
         self.opaque_reasons.append(reason)
@@ -226,7 +231,33 @@ class FunctionLifter:
         return [self.b.assignment(target, Binary(op, target, Const("1")), self.loop_vars)]
 
     def stmt_FuncCall(self, s: c_ast.FuncCall) -> list[ControlNode]:
+        name = s.name.name if isinstance(s.name, c_ast.ID) else None
+        if name in _MEMORY_ROUTINES:
+            return [self._memory_routine(name, s)]
         return [self.b.assignment(None, self._value(s), self.loop_vars)]
+
+    def _memory_routine(self, name: str, s: c_ast.FuncCall) -> ControlNode:
+        """``memset(A, v, n)``, ``memcpy(A, B, n)``, ``memmove(A, B, n)`` on whole arrays of known
+        shape: a LibraryNode that writes all of A (and reads all of B)."""
+        args = s.args.exprs if s.args is not None else []
+        if len(args) != 3:
+            raise Unliftable(f"{name} with {len(args)} arguments")
+        arrays = [self.resolve(a.name) if isinstance(a, c_ast.ID) else None for a in args[:2]]
+        dst = self._data(arrays[0]) if arrays[0] else None
+        if not isinstance(dst, Array) or any(d is None for d in dst.shape):
+            raise Unliftable(f"{name} on something other than a whole array of known shape")
+        lifted = [Sym(arrays[0])]
+        reads = []
+        if name == "memset":
+            lifted.append(self._value(args[1]))
+        else:
+            src = self._data(arrays[1]) if arrays[1] else None
+            if not isinstance(src, Array) or any(d is None for d in src.shape):
+                raise Unliftable(f"{name} from something other than a whole array of known shape")
+            lifted.append(Sym(arrays[1]))
+            reads.append((arrays[1], _whole(src)))
+        lifted.append(self.expr(args[2]))
+        return self.b.library_call(name, lifted, reads, [(arrays[0], _whole(dst))])
 
     def stmt_If(self, s: c_ast.If) -> list[ControlNode]:
         cond = self._value(s.cond)
@@ -336,6 +367,13 @@ class FunctionLifter:
                 d = self._data(n.name)
                 if not isinstance(d, Array) or len(n.indices) != d.rank:
                     raise Unliftable(f"subscript of {n.name!r} is not an element access")
+
+
+_MEMORY_ROUTINES = ("memset", "memcpy", "memmove")
+
+
+def _whole(array: Array) -> tuple[Range, ...]:
+    return tuple(Range(Const("0"), d, Const("1")) for d in array.shape)
 
 
 def _dtype(data) -> str | None:

@@ -104,7 +104,7 @@ def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str
     for ext in ast.ext:
         if not isinstance(ext, c_ast.FuncDef) or ext.coord is None or ext.coord.file != main_file:
             continue
-        lifter = FunctionLifter(ext, scope)
+        lifter = FunctionLifter(ext, scope, main_file)
         functions.append(lifter.lift(body_origins=body_spans(ext, source, main_file)))
         reasons.extend(lifter.opaque_reasons)
     return TranslationUnit(main_file, tuple(functions), original_text), reasons

@@ -106,8 +106,11 @@ class Scop:
 
     @property
     def first_line(self) -> int | None:
-        origins = [n.origin for n in self.nodes if n.origin is not None]
-        return origins[0].line if origins else None
+        for node in self.nodes:
+            for n in walk(node):
+                if n.origin is not None:
+                    return n.origin.line
+        return None
 
 
 def _split_linearized(e: ex.Expr, params: tuple[str, ...]):

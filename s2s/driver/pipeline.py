@@ -67,10 +67,10 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                 verdict = "rebuilt through isl" if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
             original = {id(n) for n in sdfg.body.children}
-            chosen = [n for n in new.body.children if id(n) not in original and n.origin is not None]
+            chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
             sdfg = new
         else:
-            chosen = [n for n in sdfg.body.children if n.origin is not None and contains_loop(n)]
+            chosen = [n for n in sdfg.body.children if _spliceable(n) and contains_loop(n)]
             report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
                           for n in chosen)
         printer = CPrinter(sdfg)
@@ -82,3 +82,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         report=report,
         ir_json=serialize.dumps(unit) if options.emit_ir else None,
     )
+
+
+def _spliceable(node) -> bool:
+    return node.origin is not None and node.origin.spliceable

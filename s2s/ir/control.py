@@ -16,13 +16,18 @@ from s2s.ir.expr import Expr
 
 @dataclass(frozen=True)
 class SourceSpan:
-    """Characters ``start:end`` of ``file`` (0-based offsets), starting at 1-based line:column."""
+    """Characters ``start:end`` of ``file`` (0-based offsets), starting at 1-based line:column.
+    A span with negative offsets only says where the code starts (it cannot be spliced)."""
 
     file: str
     start: int
     end: int
     line: int
     column: int
+
+    @property
+    def spliceable(self) -> bool:
+        return 0 <= self.start <= self.end
 
 
 class Schedule(enum.Enum):

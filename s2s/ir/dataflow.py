@@ -48,8 +48,8 @@ class Tasklet:
 class LibraryNode:
     """A call to a well-known routine whose effect on memory is known (``memset``, ``memcpy``, ...).
 
-    ``args`` are expressions over the input connectors; memlets on its connectors say which
-    elements it reads and writes.
+    ``args`` are the call's arguments as written (arrays passed by name); the memlets on its
+    connectors say which elements it reads and writes.
     """
 
     id: str

@@ -73,7 +73,7 @@ def _pragma_before(scop: Scop) -> str | None:
 
 def _merged_span(scop: Scop, source: str) -> SourceSpan | None:
     spans = [n.origin for n in scop.nodes]
-    if any(s is None for s in spans):
+    if any(s is None or not s.spliceable for s in spans):
         return None
     for a, b in zip(spans, spans[1:]):
         between = source[a.end:b.start]
