@@ -3,6 +3,8 @@
     s2s opt in.c -o out.c [--emit-ir out.json] [-D.. -U.. -I.. -include .. -std=..] [--mode identity]
     s2s bench ...          (all arguments go to polybench.harness.cli.main)
     s2s cc ...             (the same as s2s-cc ...)
+    s2s machine [--refresh] [--quick] [--json]
+    s2s profile file.c [-D.. -I..] [--optimized] [--json F] [--csv F] [--plot F] [-- program args]
     s2s --version
 """
 from __future__ import annotations
@@ -147,6 +149,175 @@ def _run_analyze(ns: argparse.Namespace) -> int:
     return 0
 
 
+# ---- s2s machine -----------------------------------------------------------------------------------
+def _configure_machine(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--refresh", action="store_true", help="measure again even when a profile is cached")
+    p.add_argument("--quick", action="store_true", help="short runs and smaller arrays (seconds; for tests)")
+    p.add_argument("--json", action="store_true", help="print the profile as JSON")
+    p.add_argument("-o", "--output", default="-", help="where to write the table or JSON (default: stdout)")
+    p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler for the microbenchmarks")
+    p.epilog = ("Measured once and cached in $S2S_CACHE_DIR (default ~/.cache/s2s)/machine-<host>.json: clock, peak "
+                "FLOP/s (scalar and SIMD, 1 and all threads), STREAM and cache-level bandwidth, topology. A figure "
+                "above what the hardware can deliver is reported as a problem (exit status 1), never used.")
+
+
+def _run_machine(ns: argparse.Namespace) -> int:
+    import json
+
+    from s2s.perf.machine import format_table, get_machine
+    from s2s.perf.microbench import MicrobenchError
+
+    def progress(msg: str) -> None:
+        if sys.stderr.isatty():
+            print(f"s2s machine: {msg}", file=sys.stderr, flush=True)
+
+    try:
+        profile = get_machine(refresh=ns.refresh, quick=ns.quick, cc=ns.cc, accept_quick=ns.quick,
+                              progress=progress)
+    except (MicrobenchError, OSError) as exc:
+        _error(f"s2s machine: error: {exc}")
+        return 1
+    if ns.json:
+        text = json.dumps(profile.data, indent=2, default=str) + "\n"
+    else:
+        text = format_table(profile.data, profile.path)
+    if ns.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(ns.output, "w") as f:
+            f.write(text)
+    for problem in profile.data.get("problems", []):
+        _error(f"s2s machine: problem: {problem['what']} measured {problem['value']:.4g} above its bound "
+               f"{problem['bound']:.4g} ({problem['why']}): not used")
+    return 1 if profile.data.get("problems") else 0
+
+
+# ---- s2s profile -----------------------------------------------------------------------------------
+def _configure_profile(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", nargs="?", help="C source file whose top-level loop nests are profiled")
+    for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
+        p.add_argument(flag, action=_CppArg, dest="cpp_args", metavar="ARG", help=argparse.SUPPRESS)
+    p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
+    p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="the compiler (default: $S2S_CC or cc)")
+    p.add_argument("--cflags", default="-O3 -march=native", help="compiler flags (default: -O3 -march=native)")
+    p.add_argument("--ldflags", default="-lm", help="link flags (default: -lm)")
+    p.add_argument("--with", dest="extra_sources", action="append", default=[], metavar="FILE",
+                   help="another source of the program, compiled unchanged (repeatable)")
+    p.add_argument("--polybench", metavar="KERNEL", help="profile a kernel of our PolyBench suite (sources, "
+                   "includes and polybench.c set up)")
+    p.add_argument("--dataset", default="MINI", type=str.upper, help="with --polybench (default: MINI)")
+    p.add_argument("--optimized", action="store_true", help="also profile what s2s opt makes of the file, side by side")
+    default_mode = os.environ.get("S2S_MODE", "isl")
+    p.add_argument("--mode", default=default_mode if default_mode in ("isl", "pluto", "identity") else "isl",
+                   choices=("isl", "pluto", "identity"), help="the s2s mode of --optimized (default: $S2S_MODE or isl)")
+    p.add_argument("--target", default="c", choices=("c", "openmp"),
+                   help="the back end of --optimized (openmp adds -fopenmp and uses all CPUs)")
+    p.add_argument("--repeat", type=int, default=3, help="timed runs; the median is reported (default 3)")
+    p.add_argument("--threads", type=int, help="OMP_NUM_THREADS and the ceilings used (default: 1, or all CPUs "
+                   "with -fopenmp)")
+    p.add_argument("--hw-counters", choices=("auto", "on", "off"), default="auto",
+                   help="hardware counters through perf_event_open (default: when available)")
+    p.add_argument("--json", metavar="FILE", help="write JSON (- for stdout)")
+    p.add_argument("--csv", metavar="FILE", help="write CSV (- for stdout)")
+    p.add_argument("--plot", metavar="FILE", help="write the roofline plot (PNG and SVG)")
+    p.add_argument("--machine", metavar="FILE", help="the machine profile to use (default: the cached one, "
+                   "measured if missing)")
+    p.add_argument("--no-machine", action="store_true", help="no ceilings (no bound, no %% of ceiling)")
+    p.add_argument("--keep", metavar="DIR", help="keep the instrumented sources and binaries here")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per build or run (default 600)")
+    p.add_argument("--show-output", action="store_true", help="let the program print to the terminal")
+    p.add_argument("--all", action="store_true", help="also list loop nests that never ran")
+    p.epilog = ("Everything after -- goes to the program. Builds the program twice (timers only; counters "
+                "only), runs it, and reports per top-level loop nest: time, GFLOP/s, FLOP per byte (all accesses "
+                "and distinct footprint), bandwidth, and the roofline bound from `s2s machine`. Example: "
+                "s2s profile prog.c -DN=1000 --optimized --plot roof.png -- input.dat")
+
+
+def _run_profile(argv: list[str]) -> int:
+    """``s2s profile``: its own parser, since what follows ``--`` is the program's (argparse gives a
+    subcommand's ``--`` no clean way to end the options and keep the rest)."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    p = argparse.ArgumentParser(prog="s2s profile", description=COMMANDS["profile"].help, allow_abbrev=False,
+                                usage="%(prog)s [options] [-D.. -I..] FILE.c [-- PROGRAM ARGS]")
+    _configure_profile(p)
+    ns = p.parse_args(argv[:cut])
+    ns.program_args = argv[cut + 1:]
+    return _profile(ns)
+
+
+def _profile(ns: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
+    from s2s.errors import S2SError
+    from s2s.perf.machine import get_machine, load_profile_file
+    from s2s.perf.microbench import MicrobenchError
+    from s2s.perf.profile import ProfileError, ProfileOptions, run_profile
+
+    def progress(msg: str) -> None:
+        if sys.stderr.isatty():
+            print(f"s2s profile: {msg}", file=sys.stderr, flush=True)
+
+    cpp_args = list(ns.cpp_args or [])
+    extra = [Path(x) for x in ns.extra_sources]
+    source = ns.input
+    program_args = list(ns.program_args)
+    if ns.polybench:
+        from polybench import registry
+
+        info = registry.KERNELS.get(ns.polybench)
+        if info is None:
+            _error(f"s2s profile: error: no PolyBench kernel {ns.polybench!r}")
+            return 2
+        if source is not None:
+            program_args.insert(0, source)
+        kernel = registry.kernel_source(info)
+        source = str(kernel)
+        cpp_args = [f"-I{registry.SUITE_ROOT / 'utilities'}", f"-I{kernel.parent}", f"-D{ns.dataset}_DATASET",
+                    *cpp_args]
+        extra.append(registry.SUITE_ROOT / "utilities" / "polybench.c")
+    if source is None:
+        _error("s2s profile: error: no input file (or --polybench KERNEL)")
+        return 2
+    if ns.repeat < 1:
+        _error("s2s profile: error: --repeat must be at least 1")
+        return 2
+    machine = None
+    try:
+        if ns.machine:
+            machine = load_profile_file(ns.machine)
+        elif not ns.no_machine:
+            machine = get_machine(cc=ns.cc, progress=lambda m: progress(f"measuring this machine once: {m}"))
+    except (MicrobenchError, OSError, ValueError) as exc:
+        _error(f"s2s profile: warning: no machine profile ({exc}): no roofline bounds")
+    opts = ProfileOptions(source=Path(source), cpp_args=cpp_args, program_args=program_args, cc=ns.cc,
+                          cflags=shlex.split(ns.cflags), ldflags=shlex.split(ns.ldflags), extra_sources=extra,
+                          optimized=ns.optimized, mode=ns.mode, target=ns.target, repeat=ns.repeat,
+                          threads=ns.threads,
+                          hw_counters=ns.hw_counters, timeout=ns.timeout, keep=Path(ns.keep) if ns.keep else None,
+                          show_output=ns.show_output)
+    try:
+        result = run_profile(opts, machine, progress)
+    except (ProfileError, S2SError, ValueError) as exc:
+        _error(f"s2s profile: error: {exc}")
+        return 1
+    from s2s.perf.report import print_table, write_csv, write_json
+
+    to_stdout = "-" in (ns.json, ns.csv)
+    print_table(result, sys.stderr if to_stdout else sys.stdout, show_all=ns.all)
+    if ns.json:
+        write_json(result, ns.json)
+    if ns.csv:
+        write_csv(result, ns.csv)
+    if ns.plot:
+        from s2s.perf.plot import profile_points, write_roofline
+
+        written = write_roofline(profile_points(result), result.ceilings, ns.plot,
+                                 title=f"s2s profile {source}")
+        print("roofline: " + ", ".join(map(str, written)), file=sys.stderr if to_stdout else sys.stdout)
+    return 0
+
+
 def _run_demo(argv: list[str]) -> int:
     from s2s.demo import run_demo
 
@@ -159,6 +330,9 @@ COMMANDS: dict[str, Command] = {
     "demo": Command("run the built-in example end to end (what `make demo` runs)", _run_demo),
     "bench": Command("run the PolyBench harness (arguments go to polybench.harness.cli)", _run_bench),
     "cc": Command("the drop-in compiler, same as s2s-cc", _run_cc),
+    "machine": Command("benchmark this host (peak FLOP/s, STREAM, caches, topology), cached", _run_machine,
+                       _configure_machine),
+    "profile": Command("run a program with its loop nests timed and counted: roofline per nest", _run_profile),
 }
 
 

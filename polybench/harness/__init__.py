@@ -15,5 +15,6 @@ Modules, one idea each:
 * ``machine_info`` -- CPU, caches, memory, compiler versions, s2s version and git commit;
 * ``report``       -- the terminal table, CSV and JSON;
 * ``plot``         -- the speedup bar chart (matplotlib, Agg);
+* ``roofline``     -- GFLOP/s as % of the machine's peak and the ``--roofline`` plot (``s2s.perf``);
 * ``cli``          -- argument parsing, ``main(argv=None) -> int``.
 """

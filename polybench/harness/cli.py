@@ -46,6 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--csv", type=Path, metavar="FILE", help="also write the CSV here")
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the JSON here")
     ap.add_argument("--plot", type=Path, metavar="FILE", help="also write the chart here (PNG and SVG)")
+    ap.add_argument("--roofline", type=Path, metavar="FILE",
+                    help="also write the roofline plot of all kernels and configurations (PNG and SVG); "
+                         "measures this machine (s2s machine) when no profile is cached")
+    ap.add_argument("--machine", type=Path, metavar="FILE",
+                    help="the s2s machine profile for %%peak and the roofline (default: the cached one)")
     ap.add_argument("--output-dir", type=Path, help="default results/<date-time>: bench.csv, bench.json, speedup.png/svg, build/")
     ap.add_argument("--jobs", "-j", type=int, default=None, help="parallel builds (default: all cores)")
     ap.add_argument("--list", action="store_true", help="print the kernels and configurations and exit")
@@ -152,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "argv": list(argv) if argv is not None else sys.argv[1:]},
     }
 
+    from . import roofline as _roofline
+
+    machine = _roofline.load_machine(args.machine, measure=args.roofline is not None,
+                                     progress=lambda m: print(f"s2s bench: {m}", file=sys.stderr))
+    meta["machine_peak"] = _roofline.peak_meta(machine, threads)
+
     with ProgressReporter(enabled=not args.no_progress) as progress:
         for c in cfgs:
             if not c.available:
@@ -185,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             written += write_plot(result, meta, args.plot)
     except Exception as e:  # a chart problem must not lose the measurements
         print(f"s2s bench: could not draw the chart: {e}", file=sys.stderr)
+    if args.roofline:
+        try:
+            written += _roofline.write_roofline(result, meta, machine, args.roofline)
+        except Exception as e:  # nor a roofline problem
+            print(f"s2s bench: could not draw the roofline: {e}", file=sys.stderr)
     print(f"results: {out_dir}" + "".join(f"\n  {p}" for p in written if not str(p).startswith(str(out_dir))),
           file=out)
     return 130 if interrupted else result.exit_status

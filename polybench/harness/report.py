@@ -10,6 +10,7 @@ from typing import TextIO
 
 from .bench import BenchResult, Cell
 from .machine_info import caches_summary
+from .roofline import peak_pct
 
 SCHEMA = "s2s-bench/1"
 
@@ -22,6 +23,10 @@ def _fmt_gf(x: float | None) -> str:
     if x is None:
         return "—"
     return f"{x:.3g}" if x < 10 else f"{x:.1f}"
+
+
+def _fmt_pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.1f}"
 
 
 def _fmt_x(x: float | None) -> str:
@@ -80,6 +85,7 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
     configs = result.active_configs()
     sweep = any(p.overrides for p in result.points)
 
+    peak = meta.get("machine_peak")
     title = (f"PolyBench {opts.dataset}: {len({p.kernel.name for p in result.points})} kernels, "
              f"{len(configs)} configurations, repeat {opts.repeat}, {opts.threads} threads — "
              f"{meta['machine'].get('cpu_model')}")
@@ -94,6 +100,8 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
             continue
         table.add_column(f"{cfg.name} s", justify="right", no_wrap=True)
         table.add_column("GF/s", justify="right", no_wrap=True)
+        if peak:
+            table.add_column("%peak", justify="right", no_wrap=True)
         if cfg.name != "baseline":
             table.add_column("speedup", justify="right", no_wrap=True)
     for p in result.points:
@@ -112,9 +120,13 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
                 row.append(Text(f"{_fmt_s(c.median)} {'≈' if c.widened else '✓'}",
                                 style="yellow" if c.widened else ""))
                 row.append(_fmt_gf(c.gflops))
+                if peak:
+                    row.append(_fmt_pct(peak_pct(c, meta)))
             else:
                 row.append(Text(f"{c.status_text} ✗", style="bold red"))
                 row.append("—")
+                if peak:
+                    row.append("—")
             if cfg.name != "baseline":
                 sp = c.speedup
                 style = "green" if sp and sp >= 1.05 else ("yellow" if sp and sp < 0.95 else "")
@@ -129,7 +141,7 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
         if cfg.verify_only:
             row.append("")
             continue
-        row += ["", ""]
+        row += ["", ""] + ([""] if peak else [])
         if cfg.name != "baseline":
             g, n = geo.get(cfg.name, (None, 0))
             row.append(Text(f"{_fmt_x(g)} ({n})", style="bold"))
@@ -139,6 +151,9 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
     console.print(table)
 
     console.print(verification_rule(result))
+    if peak:
+        console.print(f"%peak: GFLOP/s over the SIMD peak of `s2s machine` ({peak['source']}) on the threads a "
+                      f"configuration runs on: 1 for sequential builds, {peak['threads_measured']} for OpenMP ones")
     qn = quantized_note(result)
     if qn:
         console.print(qn, style="yellow")
@@ -177,7 +192,7 @@ CSV_FIELDS = [
     "swept", "config", "status", "verified", "message", "compare_mode", "tolerance", "max_rel_err",
     "max_abs_err", "repeat", "threads", "times_s", "median_s", "min_s", "max_s", "flops", "gflops",
     "speedup", "noise_widened", "rounding_noise", "role", "command", "dump_command", "config_env", "compiler_version", "cpu_model", "cores",
-    "logical_cpus", "caches", "memory", "cc_version", "clang14_version",
+    "logical_cpus", "caches", "memory", "cc_version", "clang14_version", "peak_pct",
 ]
 
 
@@ -214,6 +229,7 @@ def cell_record(c: Cell, result: BenchResult, meta: dict) -> dict:
         "flops": p.flops,
         "gflops": c.gflops,
         "speedup": c.speedup,
+        "peak_pct": peak_pct(c, meta),
         "build": {"timed": c.build_timed.to_json() if c.build_timed else None,
                   "dump": c.build_dump.to_json() if c.build_dump else None},
         "workdir": str(c.workdir) if c.workdir else None,
@@ -302,4 +318,5 @@ def write_csv(result: BenchResult, meta: dict, path: Path) -> None:
                 "memory": m.get("memory"),
                 "cc_version": comp.get("cc") or "",
                 "clang14_version": comp.get("clang-14") or "",
+                "peak_pct": "" if rec["peak_pct"] is None else f"{rec['peak_pct']:.2f}",
             })

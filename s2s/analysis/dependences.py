@@ -42,6 +42,18 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
 
 
+def memory_dependences(scop: Scop) -> isl.UnionMap:
+    """Every pair of instances touching the same element, one of them writing, in execution
+    order: what a loop must not carry to run in parallel. (No exact flow analysis: cheap on
+    generated code, whose tiled domains make value-based analysis slow.)"""
+    sched = scop.schedule_map
+    reads, writes = scop.reads, scop.writes
+    before = sched.lex_lt_union_map(sched)
+    touching = writes.apply_range(reads.reverse()).union(reads.apply_range(writes.reverse())).union(
+        writes.apply_range(writes.reverse()))
+    return touching.intersect(before)
+
+
 def _only(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
     out = isl.UnionMap.empty(accesses.get_space())
     for m in maps_of(accesses):

@@ -40,6 +40,7 @@ class Statement:
     writes: isl.UnionMap
     schedule: isl.Map            # to the flat 2d+1 schedule space
     position: tuple[int, ...]    # textual positions (the 2d+1 vector's scalar dimensions)
+    accesses: tuple[tuple[bool, isl.Map], ...] = ()  # (is_write, relation) per memlet, unmerged
 
     @property
     def iterators(self) -> list[str]:
@@ -416,22 +417,27 @@ class _Model:
             c = b.condition(cond)
             domain = domain.intersect(c if positive else c.complement())
         domain = domain.coalesce()
-        reads, writes = self._accesses(block, b, domain, name)
-        stmt = Statement(name, block, loops, domain, reads, writes, None, position)  # type: ignore[arg-type]
+        reads, writes, accesses = self._accesses(block, b, domain)
+        stmt = Statement(name, block, loops, domain, reads, writes, None, position, accesses)  # type: ignore[arg-type]
         self.statements.append(stmt)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
-    def _accesses(self, block: Block, b: AffineBuilder, domain: isl.Set, name: str):
+    def _accesses(self, block: Block, b: AffineBuilder, domain: isl.Set):
+        """Read and write relations (loop variables and symbols read as values are not memory
+        accesses), merged per kind and also one per memlet."""
         reads = isl.UnionMap.empty(domain.get_space().params())
         writes = isl.UnionMap.empty(domain.get_space().params())
+        each = []
+        read_edges = block.graph.reads()
         for e in block.graph.edges:
             m = self._access_map(b, domain, e.data, e.subset)
-            if e in block.graph.reads():
-                reads = reads.union(isl.UnionMap.from_map(m))
-            else:
+            is_write = e not in read_edges
+            each.append((is_write, m))
+            if is_write:
                 writes = writes.union(isl.UnionMap.from_map(m))
-        # loop variables and symbols read as values are not memory accesses
-        return reads, writes
+            else:
+                reads = reads.union(isl.UnionMap.from_map(m))
+        return reads, writes, tuple(each)
 
     def _delinearization(self) -> dict[str, str]:
         """One-dimensional arrays indexed ``e1 * p + e2`` (``A[i * n + j]``) with the same

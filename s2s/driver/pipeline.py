@@ -12,7 +12,7 @@ from typing import Sequence
 
 from s2s.errors import S2SError
 
-MODES = ("identity", "isl", "off")
+MODES = ("identity", "isl", "pluto", "off")
 
 
 @dataclass(frozen=True)
@@ -21,12 +21,15 @@ class PipelineOptions:
 
     # "identity": lift every function to the IR and regenerate every liftable loop nest from it
     # (no transformation); "isl": rebuild every SCoP through the polyhedral model and isl's code
-    # generator with its original schedule; "off": return the file unchanged without parsing it.
+    # generator with its original schedule; "pluto": a Pluto-style schedule per SCoP (fusion, skewing,
+    # tiling, parallel and SIMD loops), checked for legality; "off": return the file unchanged.
     mode: str = "identity"
     target: str = "c"
     report: bool = False
     compiler: str = "cc"  # the real compiler, used for preprocessing
     emit_ir: bool = False
+    fusion: str = "smart"
+    tile_sizes: tuple[int, ...] = (32, 32, 32)
 
 
 @dataclass
@@ -47,6 +50,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         raise S2SError(f"unknown mode {options.mode!r} (expected one of {', '.join(MODES)})")
     # Heavy imports only when there is work: s2s-cc pays for them on every C file it compiles.
     from backends.c import CPrinter, Replacement, line_directive, splice
+    from backends.openmp import OpenMPPrinter
 
     path_text = str(path)
     text = Path(path).read_text(errors="surrogateescape")
@@ -55,16 +59,21 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     from frontends.c import lift_c_file
     from s2s.ir import contains_loop, serialize
-    from s2s.transforms import regenerate_scops
+    from s2s.transforms import OptimizeOptions, choose_schedule, regenerate_scops
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
     report: list[str] = []
     for sdfg in unit.functions:
-        if options.mode == "isl":
-            new, outcomes = regenerate_scops(sdfg, text)
+        if options.mode in ("isl", "pluto"):
+            choose = None
+            if options.mode == "pluto":
+                opts = OptimizeOptions(fusion=options.fusion, tile_sizes=options.tile_sizes,
+                                       parallel=options.target == "openmp")
+                choose = lambda scop: choose_schedule(scop, opts)  # noqa: E731
+            new, outcomes = regenerate_scops(sdfg, text, choose)
             for o in outcomes:
-                verdict = "rebuilt through isl" if o.applied else "left as is"
+                verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
             original = {id(n) for n in sdfg.body.children}
             chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
@@ -73,7 +82,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             chosen = [n for n in sdfg.body.children if _spliceable(n) and contains_loop(n)]
             report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
                           for n in chosen)
-        printer = CPrinter(sdfg)
+        printer = OpenMPPrinter(sdfg) if options.target == "openmp" else CPrinter(sdfg)
         replacements.extend(Replacement(n.origin, printer.statement(n)) for n in chosen)
     source = splice(text, path_text, replacements)
     return PipelineResult(

@@ -14,9 +14,10 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.ir import (
-    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Range, Sequence, Sym, Tasklet,
-    Ternary, Unary, expr as ex,
+    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
+    Tasklet, Ternary, Unary, expr as ex,
 )
+from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK
 
 
 class CodegenError(Exception):
@@ -90,7 +91,7 @@ class _Generator:
         if base not in self.used_ids:
             self.used_ids.add(base)
             return base
-        return f"{base}.{next(self.fresh)}"
+        return f"{base}_{next(self.fresh)}"  # (isl statement names allow no dots)
 
     def node(self, n: isl.AstNode, rename: dict[str, Expr]) -> list[ControlNode]:
         t = n.get_type()
@@ -109,7 +110,11 @@ class _Generator:
         if t == isl.ast_node_type.user:
             return [self._user(n.user_get_expr(), rename)]
         if t == isl.ast_node_type.mark:
-            return self.node(n.mark_get_node(), rename)
+            inner = self.node(n.mark_get_node(), rename)
+            schedule = _MARK_SCHEDULES.get(n.mark_get_id().get_name())
+            if schedule is not None and len(inner) == 1 and isinstance(inner[0], For):
+                inner = [_as_map(inner[0], schedule)]
+            return inner
         raise CodegenError(f"isl AST node {t} not supported")
 
     def _for(self, n: isl.AstNode, rename: dict[str, Expr]) -> For:
@@ -187,6 +192,27 @@ class _Generator:
         identity = all(v == Sym(k) for k, v in mapping.items())
         block = stmt.block if identity else substitute_block(stmt.block, mapping)
         return dataclasses.replace(block, id=self._id(stmt.block.id))
+
+
+_MARK_SCHEDULES = {PARALLEL_MARK: Schedule.CPU_MULTICORE, SIMD_MARK: Schedule.SIMD}
+
+
+def _as_map(loop: For, schedule: Schedule) -> ControlNode:
+    """A counted loop ``for (v = a; v <= b; v += s)`` as a Map; other loop shapes stay For."""
+    v = Sym(loop.var)
+    cond, update = loop.cond, loop.update
+    if not (isinstance(update, Binary) and update.op == "+" and update.lhs == v):
+        return loop
+    if isinstance(cond, Binary) and cond.lhs == v and cond.op in ("<", "<=") and loop.var not in ex.names(cond.rhs):
+        stop = cond.rhs if cond.op == "<" else _plus_one(cond.rhs)
+        return Map(loop.id, loop.var, loop.init, stop, update.rhs, loop.body, schedule)
+    return loop
+
+
+def _plus_one(e: Expr) -> Expr:
+    if isinstance(e, Const) and e.int_value is not None:
+        return Const(str(e.int_value + 1))
+    return Binary("+", e, Const("1"))
 
 
 _FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}

@@ -13,8 +13,10 @@ from s2s.analysis.scop import Scop, find_scops
 from s2s.ir import SDFG, Opaque, Scalar, SourceSpan, Storage, scalar_type
 from s2s.ir.rewrite import replace_run
 from s2s.schedule.codegen import generate
+from s2s.transforms.verify_parallel import demote_unproven_maps
 
-ScheduleChooser = Callable[[Scop], "isl.Schedule | None"]
+# Given a SCoP: the schedule to generate code from (None: the original one) and a note for the report.
+ScheduleChooser = Callable[[Scop], "tuple[isl.Schedule | None, str]"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,16 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             outcomes.append(ScopOutcome(first.id, scop.first_line, False,
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
-        new, new_vars = generate(scop, choose(scop) if choose else None)
+        schedule, note = choose(scop) if choose else (None, "original schedule")
+        new, new_vars = generate(scop, schedule)
+        if new_vars:
+            probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
+                Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
+        else:
+            probe = dataclasses.replace(sdfg, containers=tuple(containers))
+        new, demoted = demote_unproven_maps(probe, new)
+        if demoted:
+            note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
         if scop.parent.id == sdfg.body.id:
             span = _merged_span(scop, source)
             if span is None:
@@ -54,7 +65,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         for v in new_vars:
             containers.append(Scalar(v, scalar_type("int"), Storage.STACK))
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
-        outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements"))
+        outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements; {note}"))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
 
 

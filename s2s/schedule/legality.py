@@ -1,0 +1,77 @@
+"""The last word on any schedule: every dependence must still go forward in time."""
+from __future__ import annotations
+
+import islpy as isl
+
+from s2s.analysis.dependences import Dependences
+
+
+def violated(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> isl.UnionMap:
+    """The dependences (value-based flow, anti, output) that ``schedule`` (a tree, or a map to
+    one time space) does not keep in order: empty when the schedule is legal."""
+    sched = schedule.get_map() if isinstance(schedule, isl.Schedule) else schedule
+    relation = deps.flow.union(deps.anti).union(deps.output)
+    in_time = relation.apply_domain(sched).apply_range(sched)
+    forward = sched.range().lex_lt_union_set(sched.range())
+    bad_pairs = in_time.subtract(forward)
+    if bad_pairs.is_empty():
+        return bad_pairs
+    # back to statement instances, for the message
+    return relation.intersect(bad_pairs.apply_domain(sched.reverse()).apply_range(sched.reverse()))
+
+
+def is_legal(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> bool:
+    return violated(deps, schedule).is_empty()
+
+
+def bands_stay_forward(deps: Dependences, untiled: isl.UnionMap, band_rows: list[list[int]]) -> bool:
+    """Sufficient condition for tiling (and wavefronts over tiles) to be legal: on every band, each
+    dependence not already ordered by the dimensions above it has a non-negative distance on
+    every member. Checked on the untiled schedule, where it is cheap."""
+    sched = untiled
+    relation = deps.flow.union(deps.anti).union(deps.output)
+    deltas = relation.apply_domain(sched).apply_range(sched).deltas()
+    sets: list[isl.Set] = []
+    deltas.foreach_set(sets.append)
+    for rows in band_rows:
+        first, last = rows[0], rows[-1]
+        for d in sets:
+            n = d.dim(isl.dim_type.set)
+            if last >= n:
+                return False
+            tied = d
+            for k in range(first):
+                tied = tied.fix_val(isl.dim_type.set, k, isl.Val.zero(d.get_ctx()))
+            for k in range(first, last + 1):
+                negative = tied.upper_bound_val(isl.dim_type.set, k, isl.Val.negone(d.get_ctx()))
+                if not negative.is_empty():
+                    return False
+    return True
+
+
+def check(deps: Dependences, untiled: isl.UnionMap, final: isl.Schedule, band_rows: list[list[int]],
+          max_operations: int = 5_000_000) -> tuple[bool, str]:
+    """Whether ``final`` (tiled, wavefronted) may be emitted, and how that was established.
+
+    The untiled schedule is checked exactly; the final one exactly too when isl manages within
+    ``max_operations`` (tiled schedules have floor divisions that can make that slow), else by
+    the band condition above, which implies it."""
+    if not is_legal(deps, untiled):
+        return False, "the schedule violates a dependence"
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.reset_operations()
+    ctx.set_max_operations(max_operations)
+    try:
+        exact = is_legal(deps, final)
+    except isl.Error:
+        exact = None
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+    if exact is True:
+        return True, "checked exactly"
+    if exact is False:
+        return False, "the tiled schedule violates a dependence"
+    if bands_stay_forward(deps, untiled, band_rows):
+        return True, "checked on the untiled schedule and band distances"
+    return False, "tiling not proven legal"

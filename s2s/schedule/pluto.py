@@ -1,0 +1,439 @@
+"""A Pluto-style affine scheduler (Bondhugula et al., PLDI 2008), built on isl.
+
+Hyperplanes are found one at a time. For every dependence not yet satisfied, a new hyperplane
+``phi`` must keep ``phi(dst) - phi(src) >= 0`` (legality) and is bounded by ``u.n + w`` (the
+cost: dependence distance, i.e. reuse distance and communication volume). Both conditions are
+linearized with the affine form of Farkas' lemma, which isl computes (``Set.coefficients``), and
+the lexicographically smallest ``(u, w, coefficients)`` is the integer program's answer, also
+found by isl. Hyperplanes must be linearly independent of the ones found before for each
+statement (the orthogonal-subspace condition), and non-negative. When no hyperplane exists, the
+dependence graph's strongly connected components are separated by a scalar dimension (loop
+distribution), according to the fusion policy. Consecutive hyperplanes found without a cut form
+a permutable band (tilable); hyperplanes on which every remaining dependence has distance zero
+are parallel.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import islpy as isl
+import networkx as nx
+
+from s2s.analysis.dependences import Dependences, maps_of
+from s2s.analysis.scop import Scop
+
+FUSION_POLICIES = ("smart", "max", "no")
+COEFFICIENT_BOUND = 4     # keeps the integer program small; Pluto's skewing factors rarely exceed it
+# isl's integer programming cannot be interrupted once started: larger SCoPs (adi's 27 statements,
+# deriche's 34) make programs that can run for minutes, so they are not scheduled.
+MAX_UNKNOWNS = 96
+
+
+class SchedulingFailed(Exception):
+    pass
+
+
+@dataclass
+class Row:
+    """One schedule dimension: a hyperplane (per-statement coefficients) or a scalar (a constant
+    per statement, from a cut)."""
+
+    kind: str                                  # "hyperplane" or "scalar"
+    coefficients: dict[str, tuple[int, ...]]   # statement -> (c_1..c_m, c_0)
+    band: int = -1                             # band number of a hyperplane
+    parallel: bool = False
+
+
+@dataclass
+class PlutoSchedule:
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+    log: list[str] = field(default_factory=list)
+
+    def bands(self) -> list[list[int]]:
+        """Row indices of each permutable band (rows of the original-order tail are in none)."""
+        out: dict[int, list[int]] = {}
+        for k, r in enumerate(self.rows):
+            if r.kind == "hyperplane" and r.band >= 0:
+                out.setdefault(r.band, []).append(k)
+        return [out[b] for b in sorted(out)]
+
+
+def _rank(rows: list[tuple[int, ...]]) -> int:
+    m = [[Fraction(x) for x in r] for r in rows]
+    rank, col = 0, 0
+    ncols = len(m[0]) if m else 0
+    while rank < len(m) and col < ncols:
+        pivot = next((r for r in range(rank, len(m)) if m[r][col] != 0), None)
+        if pivot is None:
+            col += 1
+            continue
+        m[rank], m[pivot] = m[pivot], m[rank]
+        for r in range(len(m)):
+            if r != rank and m[r][col] != 0:
+                f = m[r][col] / m[rank][col]
+                m[r] = [a - f * b for a, b in zip(m[r], m[rank])]
+        rank += 1
+        col += 1
+    return rank
+
+
+def _orthogonal_complement(rows: list[tuple[int, ...]], n: int) -> list[tuple[int, ...]]:
+    """Integer basis of the vectors orthogonal to ``rows`` (in Q^n)."""
+    if not rows:
+        return [tuple(1 if i == j else 0 for j in range(n)) for i in range(n)]
+    m = [[Fraction(x) for x in r] for r in rows]
+    pivots: list[int] = []
+    rank = 0
+    for col in range(n):
+        pivot = next((r for r in range(rank, len(m)) if m[r][col] != 0), None)
+        if pivot is None:
+            continue
+        m[rank], m[pivot] = m[pivot], m[rank]
+        m[rank] = [a / m[rank][col] for a in m[rank]]
+        for r in range(len(m)):
+            if r != rank and m[r][col] != 0:
+                f = m[r][col]
+                m[r] = [a - f * b for a, b in zip(m[r], m[rank])]
+        pivots.append(col)
+        rank += 1
+    free = [c for c in range(n) if c not in pivots]
+    basis = []
+    for f in free:
+        v = [Fraction(0)] * n
+        v[f] = Fraction(1)
+        for r, p in enumerate(pivots):
+            v[p] = -m[r][f]
+        denom = 1
+        for x in v:
+            denom = denom * x.denominator // _gcd(denom, x.denominator)
+        basis.append(tuple(int(x * denom) for x in v))
+    return basis
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return abs(a)
+
+
+def access_pair_dependences(scop: Scop) -> list[isl.Map]:
+    """Memory-based dependences, one polyhedron per pair of accesses (as Pluto computes them):
+    each is a simple relation (``A[i][j-1]`` against ``A[i][j]``), so Farkas' lemma stays cheap,
+    where the merged relations of a stencil make large polyhedra."""
+    out: list[isl.Map] = []
+    for s in scop.statements:
+        for t in scop.statements:
+            before = s.schedule.lex_lt_map(t.schedule)
+            for s_write, a in s.accesses:
+                for t_write, b in t.accesses:
+                    if not (s_write or t_write):
+                        continue
+                    if a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(isl.dim_type.out):
+                        continue
+                    rel = a.apply_range(b.reverse()).intersect(before)
+                    if rel.is_empty():
+                        continue
+                    rel = rel.coalesce()
+                    for bm in rel.get_basic_maps():
+                        if not bm.is_empty():
+                            out.append(isl.Map.from_basic_map(bm))
+    return _unique(out)
+
+
+def _unique(maps: list[isl.Map]) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    for m in maps:
+        if not any(m.is_equal(o) for o in out if o.get_space() == m.get_space()):
+            out.append(m)
+    return out
+
+
+class PlutoScheduler:
+    def __init__(self, scop: Scop, deps: Dependences, fusion: str = "smart", budget_s: float = 5.0,
+                 max_operations: int = 30_000_000):
+        if fusion not in FUSION_POLICIES:
+            raise ValueError(f"fusion policy {fusion!r} (expected one of {', '.join(FUSION_POLICIES)})")
+        self.scop = scop
+        self.fusion = fusion
+        self.budget_s = budget_s
+        self.deadline = time.perf_counter() + budget_s
+        self.max_operations = max_operations
+        self.stmts = [s.name for s in scop.statements]
+        self.dims = {s.name: len(s.iterators) for s in scop.statements}
+        self.params = list(scop.params)
+        self.deps = access_pair_dependences(scop)
+        # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
+        # and b (its constant shift)
+        self.names = [f"u{k}" for k in range(len(self.params))] + ["w"]
+        self.offset: dict[str, int] = {}
+        for k, s in enumerate(self.stmts):
+            self.offset[s] = len(self.names)
+            # innermost coefficient first: lexmin then prefers the original loop order among
+            # hyperplanes of equal cost
+            self.names += [f"a{k}_{j}" for j in reversed(range(self.dims[s]))] + [f"b{k}"]
+        if len(self.names) > MAX_UNKNOWNS:
+            raise SchedulingFailed(f"{len(self.stmts)} statements make an integer program of {len(self.names)} "
+                                   f"unknowns (limit {MAX_UNKNOWNS})")
+        self._legal: dict[int, isl.BasicSet] = {}
+        self._bound: dict[int, isl.BasicSet] = {}
+
+    # --- Farkas: the coefficient constraints of one dependence -----------------------------------
+
+    def _farkas(self, index: int, bounding: bool) -> isl.BasicSet:
+        cache = self._bound if bounding else self._legal
+        if index in cache:
+            return cache[index]
+        m = self.deps[index]
+        src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+        coeffs = m.wrap().coefficients().flatten()
+        # coefficient vector layout: [c_cst, c_params..., c_src..., c_dst...]
+        ks, kd = self.stmts.index(src), self.stmts.index(dst)
+        src_c = [f"a{ks}_{j}" for j in range(self.dims[src])]
+        dst_c = [f"a{kd}_{j}" for j in range(self.dims[dst])]
+        src_k, dst_k = f"b{ks}", f"b{kd}"
+        sign = -1 if bounding else 1
+        # phi_dst(t) - phi_src(s) (legality) or u.n + w - (phi_dst(t) - phi_src(s)) (bounding)
+        cst = f"{sign} * ({dst_k} - {src_k})" + (" + w" if bounding else "")
+        par = [f"u{k}" if bounding else "0" for k in range(len(self.params))]
+        s_terms = [f"{-sign} * {c}" for c in src_c]
+        d_terms = [f"{sign} * {c}" for c in dst_c]
+        ma = isl.MultiAff(f"{{ [{', '.join(self.names)}] -> [{', '.join([cst, *par, *s_terms, *d_terms])}] }}")
+        result = coeffs.preimage_multi_aff(ma)
+        # Farkas multipliers are rational; the constraints on our unknowns are plain inequalities
+        result = isl.BasicSet(str(result).replace("rat: ", ""))
+        cache[index] = result
+        return result
+
+    # --- the integer program for one hyperplane ----------------------------------------------------
+
+    def _universe(self) -> isl.BasicSet:
+        conds = []
+        for n in self.names:
+            if n.startswith("a"):
+                conds.append(f"0 <= {n} <= {COEFFICIENT_BOUND}")
+            elif n.startswith("b"):
+                conds.append(f"0 <= {n} <= {8 * COEFFICIENT_BOUND}")
+            else:
+                conds.append(f"0 <= {n} <= 64")
+        return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {' and '.join(conds)} }}")
+
+    def _independence(self, found: dict[str, list[tuple[int, ...]]]) -> isl.BasicSet:
+        """The new hyperplane must have a component outside the span of each statement's
+        hyperplanes so far (Pluto's orthogonal-subspace condition)."""
+        conds = []
+        for k, s in enumerate(self.stmts):
+            m = self.dims[s]
+            rows = found[s]
+            if m == 0 or (rows and _rank(rows) >= m):
+                continue
+            terms = []
+            for r in _orthogonal_complement(rows, m):
+                expr = " + ".join(f"{a} * a{k}_{j}" for j, a in enumerate(r) if a)
+                if expr:
+                    conds.append(f"{expr} >= 0")
+                    terms.append(f"({expr})")
+            if terms:
+                conds.append(" + ".join(terms) + " >= 1")
+        text = " and ".join(conds) if conds else "true"
+        return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {text} }}")
+
+    def _solve(self, live: list[int], found: dict[str, list[tuple[int, ...]]]):
+        space = self._universe().intersect(self._independence(found))
+        for d in live:
+            space = space.intersect(self._farkas(d, False)).intersect(self._farkas(d, True))
+            self._tick()
+        if space.is_empty():
+            return None
+        point = space.lexmin()
+        if point.is_empty():
+            return None
+        sample = point.sample_point()
+        values = [sample.get_coordinate_val(isl.dim_type.set, k).to_python() for k in range(len(self.names))]
+        return values
+
+    # --- dependence bookkeeping ------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise SchedulingFailed(f"time budget of {self.budget_s:.0f} s exceeded")
+
+    def _distances(self, index: int, rows: list[Row]) -> isl.Set:
+        """The distance vectors (one component per row) of dependence ``index``."""
+        self._tick()
+        m = self.deps[index]
+        src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+
+        def phi(row: Row, stmt: str, var: str) -> str:
+            c = row.coefficients[stmt]
+            if row.kind == "scalar":
+                return str(c[0])
+            n = self.dims[stmt]
+            return " + ".join([f"{c[j]} * {var}{j}" for j in range(n)] + [str(c[n])])
+
+        params = f"[{', '.join(self.params)}] -> " if self.params else ""
+        s_vars = ", ".join(f"s{j}" for j in range(self.dims[src]))
+        t_vars = ", ".join(f"t{j}" for j in range(self.dims[dst]))
+        comps = ", ".join(f"({phi(r, dst, 't')}) - ({phi(r, src, 's')})" for r in rows)
+        diff = isl.Map(f"{params}{{ [{src}[{s_vars}] -> {dst}[{t_vars}]] -> [{comps}] }}")
+        return m.wrap().apply(diff)
+
+    def _satisfied(self, index: int, rows: list[Row]) -> bool:
+        """Every instance of dependence ``index`` is ordered by ``rows`` (its distance vector is
+        lexicographically positive)."""
+        if not rows:
+            return False
+        d = self._distances(index, rows)
+        n = len(rows)
+        disjuncts = []
+        for k in range(n):
+            eq = [f"x{j} = 0" for j in range(k)]
+            disjuncts.append("(" + " and ".join(eq + [f"x{k} >= 1"]) + ")")
+        xs = ", ".join(f"x{j}" for j in range(n))
+        positive = isl.Set(f"{{ [{xs}] : {' or '.join(disjuncts)} }}").align_params(d.get_space())
+        return d.is_subset(positive)
+
+    def _zero_distance(self, index: int, row: Row) -> bool:
+        d = self._distances(index, [row])
+        return d.is_subset(isl.Set("{ [x] : x = 0 }").align_params(d.get_space()))
+
+    def _coefficients(self, values: list[int], stmt: str) -> tuple[int, ...]:
+        """(a_1..a_m, b) of ``stmt`` from a solution vector."""
+        k = self.stmts.index(stmt)
+        by_name = dict(zip(self.names, values))
+        return tuple(by_name[f"a{k}_{j}"] for j in range(self.dims[stmt])) + (by_name[f"b{k}"],)
+
+    # --- the main loop -----------------------------------------------------------------------------
+
+    def schedule(self) -> PlutoSchedule:
+        """Runs the scheduler under an isl operation budget (so a hard integer program cannot run
+        away); raises SchedulingFailed when it cannot find a schedule."""
+        ctx = isl.DEFAULT_CONTEXT
+        ctx.reset_operations()
+        ctx.set_max_operations(self.max_operations)
+        try:
+            return self._schedule()
+        except isl.Error as exc:
+            raise SchedulingFailed(f"isl gave up ({str(exc).splitlines()[0][:80]})") from exc
+        finally:
+            ctx.set_max_operations(0)
+            ctx.reset_operations()
+
+    def _schedule(self) -> PlutoSchedule:
+        start = time.perf_counter()
+        result = PlutoSchedule()
+        found: dict[str, list[tuple[int, ...]]] = {s: [] for s in self.stmts}
+        unsatisfied = list(range(len(self.deps)))
+        band = 0
+        band_rows: list[Row] = []
+        if self.fusion in ("smart", "no"):
+            cut = self._cut(unsatisfied, initial=True)
+            if cut is not None:
+                result.rows.append(cut)
+                unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
+        guard = 0
+        while any(_rank(found[s]) < self.dims[s] if found[s] else self.dims[s] > 0 for s in self.stmts):
+            guard += 1
+            if guard > 64:
+                raise SchedulingFailed("no progress")
+            values = self._solve(unsatisfied, found)
+            if values is not None:
+                coeffs = {s: self._coefficients(values, s) for s in self.stmts}
+                for s in self.stmts:
+                    if any(coeffs[s][:-1]):
+                        found[s].append(coeffs[s][:-1])
+                row = Row("hyperplane", coeffs, band)
+                result.rows.append(row)
+                band_rows.append(row)
+                result.log.append(f"band {band}: hyperplane " + "; ".join(
+                    f"{s}: {coeffs[s]}" for s in self.stmts))
+                continue
+            if band_rows:
+                # close the band: dependences it satisfies need not constrain later hyperplanes
+                unsatisfied = [d for d in unsatisfied if not self._satisfied(d, band_rows)]
+                band += 1
+                band_rows = []
+                continue
+            cut = self._cut(unsatisfied, initial=False)
+            before = len(unsatisfied)
+            if cut is not None:
+                unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
+            if cut is None or len(unsatisfied) == before:
+                # Stuck: finish with the original execution order of what is left, which is
+                # legal because every remaining dependence has distance zero so far.
+                result.rows.extend(self._original_rows())
+                result.log.append("no further hyperplane: original order for the remaining dimensions")
+                break
+            result.rows.append(cut)
+            result.log.append("cut: " + ", ".join(f"{s}={cut.coefficients[s][0]}" for s in self.stmts))
+        # Instances the hyperplanes leave tied (distance zero everywhere) are ordered by a last
+        # scalar dimension: the dependence graph's components in topological order.
+        left = [d for d in range(len(self.deps)) if not self._satisfied(d, result.rows)]
+        if left:
+            cut = self._cut(left, initial=False)
+            if cut is not None and all(self._satisfied(d, result.rows + [cut]) for d in left):
+                result.rows.append(cut)
+                result.log.append("final cut orders statements that the hyperplanes leave tied")
+            else:
+                result.rows.extend(self._original_rows())
+                result.log.append("tied instances: original order appended")
+        # parallelism: a hyperplane is parallel if every dependence still unsatisfied by the rows
+        # before it has distance zero on it
+        remaining = list(range(len(self.deps)))
+        for k, row in enumerate(result.rows):
+            if row.kind == "hyperplane":
+                row.parallel = all(self._zero_distance(d, row) for d in remaining)
+            remaining = [d for d in remaining if not self._satisfied(d, result.rows[:k + 1])]
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _original_rows(self) -> list[Row]:
+        """The SCoP's original 2d+1 schedule as rows (scalar positions and +-iterators)."""
+        depth = max((len(st.iterators) for st in self.scop.statements), default=0)
+        rows = []
+        for k in range(2 * depth + 1):
+            if k % 2 == 0:
+                level = k // 2
+                rows.append(Row("scalar", {st.name: (st.position[level] if level < len(st.position) else 0,)
+                                           for st in self.scop.statements}))
+            else:
+                level = k // 2
+                coeffs = {}
+                for st in self.scop.statements:
+                    m = len(st.iterators)
+                    c = [0] * (m + 1)
+                    if level < m:
+                        c[level] = 1 if st.loops[level].step > 0 else -1
+                    coeffs[st.name] = tuple(c)
+                rows.append(Row("hyperplane", coeffs, band=-1))
+        return rows
+
+    def _cut(self, unsatisfied: list[int], initial: bool) -> Row | None:
+        """A scalar dimension that orders the strongly connected components of the dependence
+        graph (of the unsatisfied dependences) topologically."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.stmts)
+        for d in unsatisfied:
+            m = self.deps[d]
+            g.add_edge(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
+        cond = nx.condensation(g)
+        order = list(nx.lexicographical_topological_sort(
+            cond, key=lambda c: min(self.stmts.index(s) for s in cond.nodes[c]["members"])))
+        if len(order) <= 1:
+            return None
+        group_of: dict[str, int] = {}
+        group = 0
+        previous_dims = None
+        for k, c in enumerate(order):
+            members = cond.nodes[c]["members"]
+            dims = max(self.dims[s] for s in members)
+            if k > 0 and (self.fusion == "no" or not initial or (self.fusion == "smart" and dims != previous_dims)):
+                group += 1
+            for s in members:
+                group_of[s] = group
+            previous_dims = dims
+        if group == 0:
+            return None
+        return Row("scalar", {s: (group_of[s],) for s in self.stmts})

@@ -1,0 +1,144 @@
+"""From a Pluto schedule to an isl schedule tree: bands (permutable, coincident members), tiling,
+wavefronts, and marks that tell code generation which loops run in parallel or as SIMD."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from s2s.analysis.scop import Scop, Statement
+from s2s.schedule.pluto import PlutoSchedule, Row
+
+PARALLEL_MARK = "parallel"
+SIMD_MARK = "simd"
+
+
+@dataclass(frozen=True)
+class TreeOptions:
+    tile: bool = True
+    tile_sizes: tuple[int, ...] = (32, 32, 32)   # per band member, outermost first; the last repeats
+    parallel: bool = True                        # mark the outermost parallel (tile) loop
+    wavefront: bool = True                       # skew tile loops when no tile loop is parallel
+    simd: bool = True                            # mark the innermost parallel point loop
+
+
+def _row_expr(row: Row, stmt: Statement) -> str:
+    c = row.coefficients[stmt.name]
+    if row.kind == "scalar":
+        return str(c[0])
+    terms = [f"{a}*{v}" for a, v in zip(c, stmt.iterators) if a]
+    if c[len(stmt.iterators)]:
+        terms.append(str(c[len(stmt.iterators)]))
+    return " + ".join(terms) if terms else "0"
+
+
+def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnionPwAff:
+    params = f"[{', '.join(scop.params)}] -> " if scop.params else ""
+    parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in rows)}]" for s in stmts]
+    umap = isl.UnionMap(f"{params}{{ {'; '.join(parts)} }}")
+    domain = isl.UnionSet.empty(umap.get_space().params())
+    for s in stmts:
+        domain = domain.union(isl.UnionSet.from_set(s.domain))
+    return isl.MultiUnionPwAff.from_union_map(umap.intersect_domain(domain))
+
+
+def rows_map(scop: Scop, sched: PlutoSchedule) -> isl.UnionMap:
+    """The schedule as one map per statement to a time space with one dimension per row."""
+    params = f"[{', '.join(scop.params)}] -> " if scop.params else ""
+    parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in sched.rows)}]"
+             for s in scop.statements]
+    return isl.UnionMap(f"{params}{{ {'; '.join(parts)} }}").intersect_domain(scop.domain)
+
+
+def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions()) -> isl.Schedule:
+    rows = sched.rows
+
+    def domain_of(stmts: list[Statement]) -> isl.UnionSet:
+        out = isl.UnionSet.from_set(stmts[0].domain)
+        for s in stmts[1:]:
+            out = out.union(isl.UnionSet.from_set(s.domain))
+        return out
+
+    def build(stmts: list[Statement], k: int) -> isl.Schedule:
+        if k == len(rows):
+            return isl.Schedule.from_domain(domain_of(stmts))
+        row = rows[k]
+        if row.kind == "scalar":
+            values = sorted({row.coefficients[s.name][0] for s in stmts})
+            if len(values) == 1:
+                return build(stmts, k + 1)
+            out = None
+            for v in values:
+                part = build([s for s in stmts if row.coefficients[s.name][0] == v], k + 1)
+                out = part if out is None else out.sequence(part)
+            return out
+        end = k + 1
+        if row.band >= 0:
+            while end < len(rows) and rows[end].kind == "hyperplane" and rows[end].band == row.band:
+                end += 1
+        members = rows[k:end]
+        inner = build(stmts, end)
+        if all(all(a == 0 for a in r.coefficients[s.name]) for r in members for s in stmts):
+            return inner  # constant for these statements: no loop
+        schedule = inner.insert_partial_schedule(_mupa(scop, stmts, members))
+        node = schedule.get_root().child(0)
+        permutable = row.band >= 0 and len(members) > 1
+        node = node.band_set_permutable(1 if permutable else 0)
+        for j, r in enumerate(members):
+            node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
+        if permutable and options.tile:
+            node = _tile(node, members, options)
+        elif options.parallel:
+            node = _mark_parallel(node, [r.parallel for r in members], options)
+        return node.get_schedule()
+
+    return build(list(scop.statements), 0)
+
+
+def _tile(node: isl.ScheduleNode, members: list[Row], options: TreeOptions) -> isl.ScheduleNode:
+    n = len(members)
+    sizes = [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(n)]
+    space = node.band_get_space()
+    mv = isl.MultiVal.zero(space)
+    for j, size in enumerate(sizes):
+        mv = mv.set_val(j, isl.Val.int_from_si(space.get_ctx(), size))
+    node = node.band_tile(mv)           # node: the tile band; its child: the point band
+    coincident = [r.parallel for r in members]
+    if options.simd and coincident[-1]:
+        point = node.child(0)
+        if n > 1:
+            point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
+        mark = point.insert_mark(isl.Id(SIMD_MARK))
+        node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
+    if not options.parallel:
+        return node
+    if any(coincident):
+        return _mark_parallel(node, coincident, options)
+    if options.wavefront and n > 1:
+        return _wavefront(node)
+    return node
+
+
+def _mark_parallel(node: isl.ScheduleNode, coincident: list[bool], options: TreeOptions) -> isl.ScheduleNode:
+    if not any(coincident):
+        return node
+    first = coincident.index(True)
+    if first > 0:
+        node = node.band_split(first).child(0)
+        node = node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
+        return node
+    return node.insert_mark(isl.Id(PARALLEL_MARK)).child(0)
+
+
+def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Tile loops (T0, T1, ...) become (T0 + T1, T1, ...): tiles on one anti-diagonal are
+    independent when every dependence has non-negative distances on the tile band."""
+    mupa = node.band_get_partial_schedule()
+    upa0 = mupa.get_union_pw_aff(0).add(mupa.get_union_pw_aff(1))
+    mupa = mupa.set_union_pw_aff(0, upa0)
+    node = node.delete()
+    node = node.insert_partial_schedule(mupa)
+    node = node.band_set_permutable(0)
+    node = node.band_member_set_coincident(1, 1)
+    node = node.band_split(1).child(0)
+    return node.insert_mark(isl.Id(PARALLEL_MARK)).parent()

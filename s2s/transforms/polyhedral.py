@@ -1,0 +1,68 @@
+"""The polyhedral optimizer: a Pluto-style schedule per SCoP, tiled, with parallel and SIMD loops,
+checked for legality before it is used (else the SCoP keeps its original order)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from s2s.analysis import compute_dependences
+from s2s.analysis.scop import Scop
+from s2s.schedule.legality import check, is_legal
+from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed
+from s2s.schedule.tree import TreeOptions, build_tree, rows_map
+
+
+# The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
+ISL_FALLBACK_OPERATIONS = 20_000_000
+ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minutes on large SCoPs
+
+
+@dataclass(frozen=True)
+class OptimizeOptions:
+    fusion: str = "smart"
+    tile: bool = True
+    tile_sizes: tuple[int, ...] = (32, 32, 32)
+    parallel: bool = True
+    wavefront: bool = True
+    simd: bool = True
+    budget_s: float = 5.0
+
+
+def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str]:
+    """The schedule to generate code from (None: keep the original) and a note on how it was found."""
+    deps = compute_dependences(scop)
+    try:
+        sched = PlutoScheduler(scop, deps, options.fusion, options.budget_s).schedule()
+    except SchedulingFailed as why:
+        if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
+            return None, f"original order kept (Pluto-style scheduler: {why})"
+        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}")
+    tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes, parallel=options.parallel,
+                               wavefront=options.wavefront, simd=options.simd)
+    tree = build_tree(scop, sched, tree_options)
+    ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
+    if not ok:
+        return None, f"original order kept: {how}"
+    bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
+    parallel = sum(1 for r in sched.rows if r.parallel)
+    return tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes, {how}, {sched.seconds:.2f} s"
+
+
+def _isl_fallback(scop: Scop, deps, reason: str) -> tuple[isl.Schedule | None, str]:
+    validity = deps.flow.union(deps.anti).union(deps.output)
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.reset_operations()
+    ctx.set_max_operations(ISL_FALLBACK_OPERATIONS)
+    try:
+        sc = isl.ScheduleConstraints.on_domain(scop.domain).set_validity(validity).set_proximity(validity)
+        schedule = sc.compute_schedule()
+        legal = is_legal(deps, schedule)
+    except isl.Error as exc:
+        return None, f"original order kept ({reason}; isl scheduler gave up: {str(exc).splitlines()[0][:60]})"
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+    if not legal:
+        return None, f"original order kept ({reason}; isl's schedule failed the legality check)"
+    return schedule, f"isl scheduler ({reason})"

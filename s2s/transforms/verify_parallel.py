@@ -1,0 +1,58 @@
+"""Parallel loops are proven on the generated code itself.
+
+Marks in the schedule tree only suggest which loop isl's AST generator will make parallel (a
+degenerate tile loop disappears and the mark then sits over another loop). So every Map of the
+generated code is checked again: the code is analysed as a SCoP (Maps as loops), and a Map whose
+loop carries a dependence (other than through privatizable temporaries) becomes a plain loop.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from s2s.analysis import find_scops
+from s2s.analysis.dependences import carried_deltas, memory_dependences
+from s2s.ir import SDFG, Binary, For, Map, Schedule, Sequence, Sym, walk
+from s2s.ir.rewrite import map_sequences
+
+
+def _maps_as_loops(seq: Sequence) -> Sequence:
+    def fn(s: Sequence) -> Sequence:
+        children = tuple(
+            For(c.id, c.var, c.start, Binary("<", Sym(c.var), c.stop), Binary("+", Sym(c.var), c.step), c.body,
+                declares_var=True, origin=c.origin) if isinstance(c, Map) else c
+            for c in s.children)
+        return dataclasses.replace(s, children=children)
+
+    return map_sequences(seq, fn)  # type: ignore[return-value]
+
+
+def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
+    """Ids of the loops of ``seq`` (generated code, in ``sdfg``'s containers) proven parallel."""
+    probe = dataclasses.replace(sdfg, body=Sequence("S.probe", (_maps_as_loops(seq),)))
+    wanted = {n.id for n in walk(seq) if isinstance(n, Map)}
+    proven: set[str] = set()
+    for scop in find_scops(probe):
+        relation = memory_dependences(scop)
+        for loop in scop.loops:
+            if loop.node.id in wanted and carried_deltas(relation, scop, loop) is None:
+                proven.add(loop.node.id)
+    return proven
+
+
+def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]]:
+    """``seq`` with every parallel or SIMD Map that is not proven parallel turned into a plain
+    loop; also returns the ids demoted."""
+    maps = [n for n in walk(seq) if isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL]
+    if not maps:
+        return seq, []
+    proven = proven_parallel(sdfg, seq)
+    demoted = [m.id for m in maps if m.id not in proven]
+
+    def fn(s: Sequence) -> Sequence:
+        children = tuple(
+            For(c.id, c.var, c.start, Binary("<", Sym(c.var), c.stop), Binary("+", Sym(c.var), c.step), c.body,
+                declares_var=True, origin=c.origin) if isinstance(c, Map) and c.id in demoted else c
+            for c in s.children)
+        return dataclasses.replace(s, children=children)
+
+    return map_sequences(seq, fn), demoted  # type: ignore[return-value]
