@@ -73,3 +73,20 @@ def mentioned_names(node: ControlNode) -> Iterator[str]:
             yield from re.findall(r"[A-Za-z_]\w*", n.text)
 
 
+
+
+def with_id_suffix(node: ControlNode, suffix: str) -> ControlNode:
+    """A copy of ``node`` whose control elements all have ``suffix`` appended to their ids (a
+    second copy of the same code, e.g. the original version behind a run-time check)."""
+    if isinstance(node, Sequence):
+        return dataclasses.replace(node, id=node.id + suffix,
+                                   children=tuple(with_id_suffix(c, suffix) for c in node.children))
+    if isinstance(node, (For, Map, While)):
+        return dataclasses.replace(node, id=node.id + suffix, body=with_id_suffix(node.body, suffix))
+    if isinstance(node, IfElse):
+        return dataclasses.replace(node, id=node.id + suffix, then=with_id_suffix(node.then, suffix),
+                                   other=None if node.other is None else with_id_suffix(node.other, suffix))
+    if isinstance(node, Declare):
+        return dataclasses.replace(node, id=node.id + suffix,
+                                   init=None if node.init is None else with_id_suffix(node.init, suffix))
+    return dataclasses.replace(node, id=node.id + suffix)

@@ -10,9 +10,10 @@ import islpy as isl
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Opaque, Scalar, SourceSpan, Storage, scalar_type
-from s2s.ir.rewrite import replace_run
+from s2s.ir import SDFG, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
+from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
+from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from s2s.transforms.verify_parallel import demote_unproven_maps
 
 # Given a SCoP: the schedule to generate code from (None: the original one) and a note for the report.
@@ -46,6 +47,12 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
         schedule, note = choose(scop) if choose else (None, "original schedule")
+        guard = None
+        if schedule is not None:
+            try:
+                guard = no_overlap_condition(scop)
+            except Uncheckable as why:
+                schedule, note = None, f"original order kept: pointer arrays may overlap ({why})"
         new, new_vars = generate(scop, schedule)
         if new_vars:
             probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
@@ -55,6 +62,13 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         new, demoted = demote_unproven_maps(probe, new)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
+        if guard is not None:
+            # the original code, under the same scope, for arrays that do overlap at run time
+            original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
+            new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
+                                                            Sequence(f"S.opt.{first.id}", new.children),
+                                                            original),))
+            note += "; under a run-time check that pointer arrays do not overlap"
         if scop.parent.id == sdfg.body.id:
             span = _merged_span(scop, source)
             if span is None:

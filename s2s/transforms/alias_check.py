@@ -1,0 +1,82 @@
+"""Run-time checks that pointer arrays do not overlap (the model assumes they are distinct).
+
+A reordered SCoP is only correct if arrays reached through pointers (parameters, heap) do not
+overlap where one is written. When C allows them to (not both ``restrict``), the optimized code
+runs under a check of the address ranges the SCoP touches, with the original code as the other
+branch (as Polly does).
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from s2s.analysis.dependences import maps_of
+from s2s.analysis.scop import Scop
+from s2s.ir import Access, Binary, Cast, Const, Expr, Sym, Unary
+
+
+class Uncheckable(Exception):
+    """The touched range of an array cannot be written as a C expression."""
+
+
+def _aff_expr(aff: isl.Aff, params: tuple[str, ...]) -> Expr:
+    if not aff.get_denominator_val().is_one() or aff.dim(isl.dim_type.div) > 0:
+        raise Uncheckable("bound with a division")
+    out: Expr | None = None
+    for k, name in enumerate(params):
+        c = aff.get_coefficient_val(isl.dim_type.param, k).to_python()
+        if c:
+            term: Expr = Sym(name) if c == 1 else Binary("*", Const(str(c)), Sym(name))
+            out = term if out is None else Binary("+", out, term)
+    const = aff.get_constant_val().to_python()
+    if out is None:
+        return Const(str(const))
+    if const:
+        out = Binary("+", out, Const(str(const))) if const > 0 else Binary("-", out, Const(str(-const)))
+    return out
+
+
+def _bound(pa: isl.PwAff, params: tuple[str, ...]) -> Expr:
+    pieces: list = []
+    pa.foreach_piece(lambda s, a: pieces.append(a))
+    if len(pieces) != 1:
+        raise Uncheckable("piecewise bound")
+    return _aff_expr(pieces[0], params)
+
+
+def touched_box(scop: Scop, array: str) -> tuple[list[Expr], list[Expr]]:
+    """Per dimension, the smallest and largest index of ``array`` the SCoP touches."""
+    touched = None
+    for m in maps_of(scop.reads.union(scop.writes)):
+        if m.get_tuple_name(isl.dim_type.out) == array:
+            r = m.range()
+            touched = r if touched is None else touched.union(r)
+    if touched is None:
+        raise Uncheckable(f"{array} is not accessed")
+    touched = touched.coalesce()
+    n = touched.dim(isl.dim_type.set)
+    lo = [_bound(touched.dim_min(k), scop.params) for k in range(n)]
+    hi = [_bound(touched.dim_max(k), scop.params) for k in range(n)]
+    return lo, hi
+
+
+def _address(array: str, index: list[Expr], past: bool = False) -> Expr:
+    element: Expr = Unary("&", Access(array, tuple(index)))
+    if past:
+        element = Binary("+", element, Const("1"))
+    return Cast("unsigned long", element)
+
+
+def no_overlap_condition(scop: Scop) -> Expr | None:
+    """A C condition true when no two possibly aliasing arrays overlap (None: nothing to check).
+    Raises Uncheckable when some range cannot be expressed."""
+    pairs = scop.may_alias()
+    if not pairs:
+        return None
+    boxes = {name: touched_box(scop, name) for pair in pairs for name in pair}
+    cond: Expr | None = None
+    for a, b in pairs:
+        (alo, ahi), (blo, bhi) = boxes[a], boxes[b]
+        disjoint = Binary("||", Binary("<=", _address(a, ahi, past=True), _address(b, blo)),
+                          Binary("<=", _address(b, bhi, past=True), _address(a, alo)))
+        cond = disjoint if cond is None else Binary("&&", cond, disjoint)
+    return cond
