@@ -173,6 +173,19 @@ def _isl(ctx: ConfigContext) -> Config:
                          "s2s-cc, S2S_MODE=isl (every SCoP rebuilt through the isl model with its original schedule)")
 
 
+def _seq(ctx: ConfigContext) -> Config:
+    return s2s_cc_config(ctx, "s2s-seq", "pluto",
+                         "s2s-cc, S2S_MODE=pluto S2S_TARGET=c (Pluto-style schedule, tiled, one thread, no OpenMP)",
+                         extra_env={"S2S_TARGET": "c"})
+
+
+def _omp(ctx: ConfigContext) -> Config:
+    cfg = s2s_cc_config(ctx, "s2s-omp", "pluto",
+                        "s2s-cc -fopenmp, S2S_MODE=pluto S2S_TARGET=openmp (Pluto-style schedule, tiled, parallel)",
+                        extra_env={"S2S_TARGET": "openmp"})
+    return replace(cfg, argv=(*cfg.argv, "-fopenmp"))
+
+
 def _polly(ctx: ConfigContext) -> Config:
     cfg = Config("polly", ("clang-14", *POLLY_FLAGS), description="clang-14 with Polly (parallel, stripmine)")
     reason = ctx.probe(cfg.argv)
@@ -193,6 +206,8 @@ def _fp_noise(ctx: ConfigContext) -> Config:
 register(ConfigSpec("baseline", _baseline, help="cc -O3 -march=native (the reference)"))
 register(ConfigSpec("identity", _identity, help="s2s-cc -O3 -march=native with S2S_MODE=identity"))
 register(ConfigSpec("s2s-isl", _isl, help="s2s-cc -O3 -march=native with S2S_MODE=isl"))
+register(ConfigSpec("s2s-seq", _seq, help="s2s-cc -O3 -march=native with S2S_MODE=pluto, 1 thread"))
+register(ConfigSpec("s2s-omp", _omp, help="s2s-cc -O3 -march=native -fopenmp with S2S_MODE=pluto S2S_TARGET=openmp"))
 register(ConfigSpec("polly", _polly, help="clang-14 -O3 -march=native with Polly, -fopenmp"))
 register(ConfigSpec("reference-O0", _reference_o0, default=False, help="cc -O0, only with --verify-O0"))
 register(ConfigSpec("fp-noise", _fp_noise, default=False,

@@ -35,6 +35,8 @@ Recursion guard: children get ``S2S_CC_DEPTH``; a nested ``s2s-cc`` (the real co
 """
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -86,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug in the parser must not break the build
         _say(f"{PROG}: note: optimization skipped ({_describe(exc)}); compiled unchanged")
         return _run_unchanged(command, may_exec)
+    if not cfg.target_given and _has_openmp(parsed):
+        cfg = dataclasses.replace(cfg, target="openmp")  # -fopenmp: the user wants OpenMP code
     if parsed.passthrough is not None:
         if cfg.report:
             _say(f"{PROG}: report: compiler called unchanged ({parsed.reason()})")
@@ -343,25 +347,16 @@ class _Build:
 def run_with_time_limit(fn: Callable[[], object], seconds: float):
     """Call ``fn()``; raise ``OptimizeTimeout`` if it runs past ``seconds`` (0: no limit).
 
-    In the main thread a SIGALRM timer interrupts it (a long call inside a C extension is interrupted
-    when it returns to Python); elsewhere it runs in a daemon thread that is abandoned at the limit.
+    Where the platform can fork, ``fn`` runs in a child process that is killed at the limit: that
+    stops even a long computation inside a C extension (isl's integer programming cannot be
+    interrupted otherwise). Elsewhere it runs in a daemon thread that is abandoned at the limit.
     """
     if seconds <= 0:
         return fn()
-    import signal
     import threading
 
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        def on_alarm(signum, frame):
-            raise OptimizeTimeout(seconds)
-
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            return fn()
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+    if hasattr(os, "fork") and threading.current_thread() is threading.main_thread():
+        return _run_in_child(fn, seconds)
 
     box: dict[str, object] = {}
 
@@ -379,6 +374,52 @@ def run_with_time_limit(fn: Callable[[], object], seconds: float):
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["result"]  # type: ignore[return-value]
+
+
+def _run_in_child(fn: Callable[[], object], seconds: float):
+    import pickle
+    import select
+    import signal
+    import time
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send back (result or error), leave without cleanup
+        os.close(read_end)
+        try:
+            try:
+                payload = pickle.dumps(("result", fn()))
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent
+                try:
+                    payload = pickle.dumps(("error", exc))
+                except Exception:
+                    payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise OptimizeTimeout(seconds)
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    if not chunks:
+        raise RuntimeError("the optimizer process died")
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind == "error":
+        raise value
+    return value
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,8 +5,10 @@ flag                environment            meaning
 ==================  =====================  =========================================================
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
-``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default), ``isl`` or ``off`` (see pipeline.MODES)
-``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default) or ``openmp``
+``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default), ``isl``, ``pluto`` or ``off`` (pipeline.MODES)
+``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
+``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
+``--s2s-tile=L``    ``S2S_TILE``           tile sizes, outermost first, e.g. ``32,32,64`` (the last repeats)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
@@ -35,7 +37,9 @@ FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
-_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout")
+_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile")
+FUSIONS = ("smart", "max", "no")
+DEFAULT_TILE = (32, 32, 32)
 _BOOL_FLAGS = ("report", "disable")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
@@ -48,6 +52,9 @@ class DriverSettings:
     compiler: tuple[str, ...] = ("cc",)  # the real compiler command (a launcher chain is several words)
     mode: str = "identity"
     target: str = "c"
+    target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
+    fuse: str = "smart"
+    tile_sizes: tuple[int, ...] = DEFAULT_TILE
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -59,7 +66,7 @@ class DriverSettings:
         from s2s.driver.pipeline import PipelineOptions
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
-                               compiler=self.compiler_name)
+                               compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes)
 
     @property
     def compiler_name(self) -> str:
@@ -157,6 +164,17 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
             timeout = DEFAULT_TIMEOUT
             warnings.append(f"{origin}={value!r} is not a number of seconds; using {DEFAULT_TIMEOUT:g}")
 
+    tile_sizes = DEFAULT_TILE
+    value, origin = raw("tile")
+    if value:
+        try:
+            tile_sizes = tuple(int(v) for v in value.split(","))
+            if not tile_sizes or min(tile_sizes) < 1:
+                raise ValueError(value)
+        except ValueError:
+            tile_sizes = DEFAULT_TILE
+            warnings.append(f"{origin}={value!r} is not a list of positive tile sizes; using 32,32,32")
+
     keep, _ = raw("keep")
     fault = env.get("S2S_INJECT_FAULT") or None
     if fault is not None and fault not in FAULTS:
@@ -166,6 +184,9 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         compiler=compiler,
         mode=choice("mode", MODES, "identity"),
         target=choice("target", TARGETS, "c"),
+        target_given=bool(raw("target")[0]),
+        fuse=choice("fuse", FUSIONS, "smart"),
+        tile_sizes=tile_sizes,
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,

@@ -159,6 +159,9 @@ class PlutoScheduler:
         self.scop = scop
         self.fusion = fusion
         self.budget_s = budget_s
+        # Bound on u and w: keeps isl's integer programming fast (larger bounds made stencils take
+        # minutes); constant-size reuse distances beyond it end the band (original order after).
+        self.cost_bound = 64
         self.deadline = time.perf_counter() + budget_s
         self.max_operations = max_operations
         self.stmts = [s.name for s in scop.statements]
@@ -217,7 +220,7 @@ class PlutoScheduler:
             elif n.startswith("b"):
                 conds.append(f"0 <= {n} <= {8 * COEFFICIENT_BOUND}")
             else:
-                conds.append(f"0 <= {n} <= 64")
+                conds.append(f"0 <= {n} <= {self.cost_bound}")
         return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {' and '.join(conds)} }}")
 
     def _independence(self, found: dict[str, list[tuple[int, ...]]]) -> isl.BasicSet:

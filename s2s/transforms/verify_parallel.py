@@ -47,6 +47,12 @@ def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]
         return seq, []
     proven = proven_parallel(sdfg, seq)
     demoted = [m.id for m in maps if m.id not in proven]
+    # one parallel region per nest: a parallel loop inside another runs sequentially anyway
+    for m in maps:
+        if m.schedule is Schedule.CPU_MULTICORE and m.id not in demoted:
+            for inner in walk(m.body):
+                if isinstance(inner, Map) and inner.schedule is Schedule.CPU_MULTICORE and inner.id not in demoted:
+                    demoted.append(inner.id)
 
     def fn(s: Sequence) -> Sequence:
         children = tuple(
