@@ -171,9 +171,7 @@ class PlutoScheduler:
         # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
         # and b (its constant shift)
         self.names = [f"u{k}" for k in range(len(self.params))] + ["w"]
-        self.offset: dict[str, int] = {}
         for k, s in enumerate(self.stmts):
-            self.offset[s] = len(self.names)
             # innermost coefficient first: lexmin then prefers the original loop order among
             # hyperplanes of equal cost
             self.names += [f"a{k}_{j}" for j in reversed(range(self.dims[s]))] + [f"b{k}"]

@@ -15,12 +15,16 @@ from s2s.ir import SDFG, Binary, For, Map, Schedule, Sequence, Sym, walk
 from s2s.ir.rewrite import map_sequences
 
 
-def _maps_as_loops(seq: Sequence) -> Sequence:
+def _as_loop(m: Map) -> For:
+    return For(m.id, m.var, m.start, Binary("<", Sym(m.var), m.stop), Binary("+", Sym(m.var), m.step), m.body,
+               declares_var=True, origin=m.origin)
+
+
+def _maps_to_loops(seq: Sequence, which) -> Sequence:
+    """``seq`` with the Maps for which ``which(map)`` holds turned into sequential For loops."""
+
     def fn(s: Sequence) -> Sequence:
-        children = tuple(
-            For(c.id, c.var, c.start, Binary("<", Sym(c.var), c.stop), Binary("+", Sym(c.var), c.step), c.body,
-                declares_var=True, origin=c.origin) if isinstance(c, Map) else c
-            for c in s.children)
+        children = tuple(_as_loop(c) if isinstance(c, Map) and which(c) else c for c in s.children)
         return dataclasses.replace(s, children=children)
 
     return map_sequences(seq, fn)  # type: ignore[return-value]
@@ -28,7 +32,7 @@ def _maps_as_loops(seq: Sequence) -> Sequence:
 
 def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
     """Ids of the loops of ``seq`` (generated code, in ``sdfg``'s containers) proven parallel."""
-    probe = dataclasses.replace(sdfg, body=Sequence("S.probe", (_maps_as_loops(seq),)))
+    probe = dataclasses.replace(sdfg, body=Sequence("S.probe", (_maps_to_loops(seq, lambda m: True),)))
     wanted = {n.id for n in walk(seq) if isinstance(n, Map)}
     proven: set[str] = set()
     for scop in find_scops(probe):
@@ -54,11 +58,4 @@ def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]
                 if isinstance(inner, Map) and inner.schedule is Schedule.CPU_MULTICORE and inner.id not in demoted:
                     demoted.append(inner.id)
 
-    def fn(s: Sequence) -> Sequence:
-        children = tuple(
-            For(c.id, c.var, c.start, Binary("<", Sym(c.var), c.stop), Binary("+", Sym(c.var), c.step), c.body,
-                declares_var=True, origin=c.origin) if isinstance(c, Map) and c.id in demoted else c
-            for c in s.children)
-        return dataclasses.replace(s, children=children)
-
-    return map_sequences(seq, fn), demoted  # type: ignore[return-value]
+    return _maps_to_loops(seq, lambda m: m.id in demoted), demoted
