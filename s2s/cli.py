@@ -4,7 +4,7 @@
     s2s bench ...          (all arguments go to polybench.harness.cli.main)
     s2s cc ...             (the same as s2s-cc ...)
     s2s machine [--refresh] [--quick] [--json]
-    s2s profile file.c [-D.. -I..] [--optimized] [--json F] [--csv F] [--plot F] [-- program args]
+    s2s profile file.c [-D.. -I..] [--optimized [--mode M]] [--json F] [--csv F] [--plot F] [-- program args]
     s2s --version
 """
 from __future__ import annotations
@@ -187,8 +187,8 @@ def _run_machine(ns: argparse.Namespace) -> int:
         with open(ns.output, "w") as f:
             f.write(text)
     for problem in profile.data.get("problems", []):
-        _error(f"s2s machine: problem: {problem['what']} measured {problem['value']:.4g} above its bound "
-               f"{problem['bound']:.4g} ({problem['why']}): not used")
+        _error(f"s2s machine: problem: {problem['what']} measured {problem['value']:.4g}, bound "
+               f"{problem['bound']:.4g}: {problem['why']} (not used)")
     return 1 if profile.data.get("problems") else 0
 
 
@@ -207,11 +207,18 @@ def _configure_profile(p: argparse.ArgumentParser) -> None:
                    "includes and polybench.c set up)")
     p.add_argument("--dataset", default="MINI", type=str.upper, help="with --polybench (default: MINI)")
     p.add_argument("--optimized", action="store_true", help="also profile what s2s opt makes of the file, side by side")
-    default_mode = os.environ.get("S2S_MODE", "isl")
-    p.add_argument("--mode", default=default_mode if default_mode in ("isl", "pluto", "identity") else "isl",
-                   choices=("isl", "pluto", "identity"), help="the s2s mode of --optimized (default: $S2S_MODE or isl)")
+    # The optimizing mode by default: $S2S_MODE is honoured only when it names a mode that emits code
+    # (off has nothing to profile).
+    default_mode = os.environ.get("S2S_MODE", "pluto")
+    p.add_argument("--mode", default=default_mode if default_mode in ("isl", "pluto", "identity") else "pluto",
+                   choices=("pluto", "isl", "identity"),
+                   help="the s2s mode of --optimized (default: $S2S_MODE or pluto)")
     p.add_argument("--target", default="c", choices=("c", "openmp"),
                    help="the back end of --optimized (openmp adds -fopenmp and uses all CPUs)")
+    p.add_argument("--fuse", default="smart", choices=("smart", "max", "no"),
+                   help="the scheduler's fusion policy for --optimized, as --s2s-fuse (default: smart)")
+    p.add_argument("--tile", type=_tile_sizes, default=(32, 32, 32), metavar="N,N,..",
+                   help="tile sizes for --optimized, outermost first, as --s2s-tile (default: 32,32,32)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs; the median is reported (default 3)")
     p.add_argument("--threads", type=int, help="OMP_NUM_THREADS and the ceilings used (default: 1, or all CPUs "
                    "with -fopenmp)")
@@ -231,6 +238,16 @@ def _configure_profile(p: argparse.ArgumentParser) -> None:
                 "only), runs it, and reports per top-level loop nest: time, GFLOP/s, FLOP per byte (all accesses "
                 "and distinct footprint), bandwidth, and the roofline bound from `s2s machine`. Example: "
                 "s2s profile prog.c -DN=1000 --optimized --plot roof.png -- input.dat")
+
+
+def _tile_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of positive tile sizes (e.g. 32,32,64)")
+    return sizes
 
 
 def _run_profile(argv: list[str]) -> int:
@@ -292,7 +309,8 @@ def _profile(ns: argparse.Namespace) -> int:
         _error(f"s2s profile: warning: no machine profile ({exc}): no roofline bounds")
     opts = ProfileOptions(source=Path(source), cpp_args=cpp_args, program_args=program_args, cc=ns.cc,
                           cflags=shlex.split(ns.cflags), ldflags=shlex.split(ns.ldflags), extra_sources=extra,
-                          optimized=ns.optimized, mode=ns.mode, target=ns.target, repeat=ns.repeat,
+                          optimized=ns.optimized, mode=ns.mode, target=ns.target, fusion=ns.fuse,
+                          tile_sizes=ns.tile, repeat=ns.repeat,
                           threads=ns.threads,
                           hw_counters=ns.hw_counters, timeout=ns.timeout, keep=Path(ns.keep) if ns.keep else None,
                           show_output=ns.show_output)

@@ -120,6 +120,53 @@ def test_atax_counts_before_and_after_optimization(machine):
     assert not any("changed the computation" in x for x in res.notes)
 
 
+def test_pluto_schedule_counts_the_same_work(machine):
+    """The scheduled code runs statements as several copies (split and tiled loops) behind a run-time
+    alias check whose other branch is the original code: together the copies do exactly the
+    original's work, and the check's address arithmetic is not counted as FLOPs or loads."""
+    s = registry.KERNELS["gemm"].datasets["MINI"]
+    res = run_profile(polybench_options("gemm", optimized=True, mode="pluto"), machine)
+    assert [v.name for v in res.variants] == ["original", "optimized"], res.notes
+    (before,) = kernel_nests(res)
+    (after,) = kernel_nests(res, "optimized")
+    assert after.regenerated and after.variant == "optimized"
+    assert after.flops == before.flops == registry.KERNELS["gemm"].flop_count(s)
+    assert after.access_bytes == before.access_bytes and after.footprint_bytes == before.footprint_bytes
+    assert after.exact and after.isl_check.startswith("counters agree"), after.isl_check
+    # init_array's three nests, fused: one region whose statements agree with the model as a whole
+    init = [n for n in res.variant("optimized").nests if n.function == "init_array"]
+    assert all(n.isl_check is None or n.isl_check.startswith("counters agree") for n in init)
+    assert sum(n.flops or 0 for n in init) == sum(
+        n.flops or 0 for n in res.variant("original").nests if n.function == "init_array")
+    assert not any("changed the computation" in x for x in res.notes), res.notes
+
+
+def test_addresses_are_not_data(tmp_path):
+    """``&A[i]`` (what the alias checks compare) loads nothing and its arithmetic is no FLOP; only
+    what its subscripts read counts."""
+    from frontends.c import lift_c_file
+    from s2s.ir import Access, Binary, Cast, Const, Sym, Unary
+    from s2s.perf.opcount import TypeEnv, control_cost
+
+    src = tmp_path / "f.c"
+    src.write_text("void f(int n, double A[n], double B[n], int idx[n])\n"
+                   "{\n  for (int i = 0; i < n; i++)\n    A[i] = B[idx[i]];\n}\n")
+    unit, _ = lift_c_file(str(src), [])
+    env = TypeEnv(unit.function("f"))
+
+    def address(name, index, past=False):
+        e = Unary("&", Access(name, (index,)))
+        return Cast("unsigned long", Binary("+", e, Const("1")) if past else e)
+
+    last = Binary("-", Sym("n"), Const("1"))
+    check = Binary("||", Binary("<=", address("A", last, past=True), address("B", Const("0"))),
+                   Binary("<=", address("B", last, past=True), address("A", Const("0"))))
+    cost = control_cost(check, env)
+    assert cost.ops.is_zero and cost.bytes == 0 and cost.reads == ()
+    gathered = control_cost(Binary("<", address("B", Access("idx", (Sym("n"),))), address("A", Const("0"))), env)
+    assert gathered.ops.is_zero and [a for a, _ in gathered.reads] == ["idx"] and gathered.bytes == 4
+
+
 def test_loop_nests_that_are_not_scops_get_time_and_exact_counters(tmp_path, machine):
     src = tmp_path / "irregular.c"
     src.write_text("""\
@@ -250,7 +297,8 @@ def test_json_csv_and_plot(tmp_path, machine):
     data = to_json(res)
     assert data["schema"] == "s2s-profile/1" and data["repeat"] == 2 and data["ceilings"]["threads"] == 1
     assert [v["name"] for v in data["variants"]] == ["original", "optimized"]
-    assert data["variants"][1]["mode"] == "isl"
+    assert data["variants"][1]["mode"] == "pluto"
+    assert data["optimizer"] == {"mode": "pluto", "target": "c", "fusion": "smart", "tile_sizes": [32, 32, 32]}
     for v in data["variants"]:
         assert v["hw_counters"]["requested"] == "auto"
         assert v["hw_counters"]["available"] or v["hw_counters"]["why"]

@@ -76,11 +76,12 @@ def _spliceable(node) -> bool:
     return node.origin is not None and node.origin.spliceable
 
 
-def find_regions(unit: TranslationUnit, text: str, variant: str = "original", mode: str = "isl",
-                 target: str = "c") -> list[Region]:
+def find_regions(unit: TranslationUnit, text: str, variant: str = "original", mode: str = "pluto",
+                 target: str = "c", fusion: str = "smart", tile_sizes: tuple[int, ...] = (32, 32, 32)) -> list[Region]:
     """The regions of ``unit`` (lifted from ``text``): the user's top-level loop nests
     (``variant="original"``) or what ``s2s opt --mode=mode --target=target`` would emit
-    (``"optimized"``), chosen as the pipeline chooses them."""
+    (``"optimized"``; ``fusion`` and ``tile_sizes`` as ``--s2s-fuse``/``--s2s-tile``), chosen as
+    the pipeline chooses them."""
     if mode not in OPTIMIZING_MODES:
         raise ValueError(f"s2s profile cannot show mode {mode!r} (known: {', '.join(OPTIMIZING_MODES)})")
     printer = _printer_for(target) if variant != "original" else CPrinter
@@ -94,7 +95,7 @@ def find_regions(unit: TranslationUnit, text: str, variant: str = "original", mo
         else:
             from s2s.transforms import regenerate_scops
 
-            choose = _chooser(mode, target)
+            choose = _chooser(mode, target, fusion, tile_sizes)
             new, _ = regenerate_scops(sdfg, text, choose) if choose else regenerate_scops(sdfg, text)
             before = {id(n) for n in sdfg.body.children}
             chosen = []
@@ -127,18 +128,15 @@ def _printer_for(target: str) -> type:
     raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
 
 
-def _chooser(mode: str, target: str):
+def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...]):
     """The schedule chooser of ``mode`` as the pipeline builds it (None: the original schedule)."""
     if mode == "isl":
         return None
     try:
-        from s2s.driver.pipeline import PipelineOptions
         from s2s.transforms import OptimizeOptions, choose_schedule
     except ImportError as exc:
         raise ValueError(f"mode {mode} is not available in this s2s ({exc})") from exc
-    defaults = PipelineOptions()
-    opts = OptimizeOptions(fusion=getattr(defaults, "fusion", "smart"),
-                           tile_sizes=getattr(defaults, "tile_sizes", (32, 32, 32)), parallel=target == "openmp")
+    opts = OptimizeOptions(fusion=fusion, tile_sizes=tuple(tile_sizes), parallel=target == "openmp")
     return lambda scop: choose_schedule(scop, opts)
 
 
@@ -194,6 +192,10 @@ class Counter:
     kind "block": a statement executed (``cost`` once per execution); "if": a condition evaluated;
     "loop-entry", "loop-iter", "loop-exit": a loop entered, an iteration begun, left by break or
     return (with ``loop`` = (init, cond, update) costs and whether the condition is tested first).
+
+    ``statement`` names the user's statement the node was printed from: its source span, which
+    every copy keeps (a scheduler may print a statement several times, under new ids, and keep the
+    original code behind a run-time check), else the node id.
     """
 
     index: int
@@ -204,6 +206,7 @@ class Counter:
     cost: Cost | None = None
     loop: tuple[Cost, Cost, Cost, bool, bool] | None = None   # init, cond, update, is_for, test_first
     loop_id: str | None = None
+    statement: tuple | str | None = None
 
 
 @dataclass
@@ -216,13 +219,22 @@ class CountPlan:
     def add(self, region: int, kind: str, node, cost: Cost | None = None, loop=None, loop_id=None) -> int:
         k = len(self.counters)
         line = node.origin.line if getattr(node, "origin", None) is not None else None
-        self.counters.append(Counter(k, region, kind, node.id, line, cost, loop, loop_id))
+        self.counters.append(Counter(k, region, kind, node.id, line, cost, loop, loop_id, statement_key(node)))
         return k
 
     def add_bytes(self, region: int, node) -> int:
         k = len(self.byte_counters)
         self.byte_counters.append((k, region, node.id))
         return k
+
+
+def statement_key(node) -> tuple | str:
+    """What identifies the user's statement ``node`` was made from: its source span (copies made
+    by a scheduler keep it), or its id when it has none."""
+    origin = getattr(node, "origin", None)
+    if origin is None:
+        return node.id
+    return (origin.file, origin.start, origin.end, origin.line, origin.column)
 
 
 class CountingMixin:

@@ -26,7 +26,7 @@ import platform
 import re
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -265,7 +265,7 @@ def _measure_with(build: M.Build, topo: Topology, plan: Plan, cc: str, say: Prog
         "stream": stream,
         "stream_array_bytes": plan.stream_array_bytes,
         "cache_bandwidth": caches,
-        "plan": plan.__dict__,
+        "plan": asdict(plan),
         "problems": problems,
         "notes": notes,
         "method": method_lines(topo, plan),
@@ -350,13 +350,16 @@ def ordering_notes(profile: dict) -> list[str]:
 
 # --- the profile as an object --------------------------------------------------------------------------
 
+@dataclass
 class MachineProfile:
     """Read access to a machine profile (the JSON dict): ceilings and capacities per thread count."""
 
-    def __init__(self, data: dict, path: Path | None = None):
-        self.data = data
-        self.path = path
-        self.topology = Topology.from_json(data["topology"])
+    data: dict
+    path: Path | None = None
+    topology: Topology = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.topology = Topology.from_json(self.data["topology"])
 
     @property
     def threads_all(self) -> int:

@@ -10,6 +10,8 @@ PolyBench kernel equals the registry's formula:
 * a comparison of data values counts 1; ``&&``, ``||``, ``!`` count 0;
 * integer arithmetic on loop variables, parameters and integer scalars (index arithmetic) is not
   counted; integer arithmetic on values loaded from integer arrays is (as integer ops, ``iops``);
+* addresses (``&A[i]``, which the run-time alias checks around reordered code compute and
+  compare) are not data: their arithmetic and comparisons count 0, and taking one loads nothing;
 * an operation is floating-point when its result (for a comparison: its operands) has a floating
   type: ``f64`` for double and long double, ``f32`` for float;
 * ``c ? a : b`` counts the condition plus the dearer branch, a branch's subexpressions that the
@@ -100,6 +102,7 @@ class ValueType:
 
 
 INT_INDEX = ValueType("int", False)
+ADDRESS = INT_INDEX     # ``&A[i]``: arithmetic and comparisons on addresses are not data operations
 
 
 def type_class(t: ScalarType | None) -> str | None:
@@ -219,6 +222,15 @@ class _Counter:
             t, ops = self.visit(e.operand, free)
             cls = type_class(self.env.spelled(e.type)) or "int"
             return ValueType(cls, t.data or cls != "int"), ops
+        if isinstance(e, Unary) and e.op == "&":
+            # An address (the run-time alias checks compare them): pointer arithmetic, no load. Only
+            # what its subscripts compute counts (an index read from an array, ``&A[idx[i]]``).
+            target = e.operand
+            parts = target.indices if isinstance(target, Access) else (target,)
+            ops = ZERO
+            for part in parts:
+                ops = ops + self._cost(part, free)
+            return ADDRESS, ops
         if isinstance(e, Unary):
             t, ops = self.visit(e.operand, free)
             return (ValueType("int", t.data) if e.op == "!" else t), ops
@@ -303,11 +315,17 @@ def expr_ops(e: Expr, env: TypeEnv, data_syms: dict[str, str] | None = None) -> 
 
 
 def expr_accesses(e: Expr) -> list[Access]:
-    """Distinct array elements read by a control expression (``j < len[i]``)."""
+    """Distinct array elements read by a control expression (``j < len[i]``). ``&A[i]`` reads
+    nothing of ``A`` (only what its subscripts read)."""
     out: list[Access] = []
-    for n in ex.walk(e):
-        if isinstance(n, Access) and n not in out:
+
+    def visit(n: Expr, address_of: bool) -> None:
+        if isinstance(n, Access) and not address_of and n not in out:
             out.append(n)
+        for c in ex.children(n):
+            visit(c, isinstance(n, Unary) and n.op == "&" and isinstance(c, Access))
+
+    visit(e, False)
     return out
 
 

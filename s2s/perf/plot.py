@@ -121,12 +121,12 @@ def _ceilings(ax, ceilings: Ceilings | None, lo: float, hi: float, precisions: s
         if v and key.split("_")[0] in precisions:
             ax.axhline(v / 1e9, color="black", linestyle=style, linewidth=1.0,
                        label=f"{key.replace('_', ' ')} peak {v / 1e9:.0f} GF/s")
-    n = 64
-    xs = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+    import numpy as np
+
+    xs = np.geomspace(lo, hi, 64)
     for level, bw in ceilings.bandwidth.items():
         color, style = LEVEL_STYLE.get(level, ("grey", "-"))
-        top = peak if peak else math.inf
-        ys = [min(top, x * bw) / 1e9 for x in xs]
+        ys = np.minimum(peak if peak else math.inf, xs * bw) / 1e9
         ax.plot(xs, ys, color=color, linestyle=style, linewidth=1.2, label=f"{level} {bw / 1e9:.0f} GB/s")
 
 

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Callable
 
 from s2s.perf.footprint import RegionModel, footprint, instance_counts, models_by_node, region_model
-from s2s.perf.instrument import CountPlan, Region, counting_source, evaluate_counts, find_regions, timing_source
+from s2s.perf.instrument import (
+    CountPlan, Region, counting_source, evaluate_counts, find_regions, statement_key, timing_source,
+)
 from s2s.perf.microbench import kernel_source
 from s2s.perf.opcount import TypeEnv, typedefs_of
 from s2s.perf.roofline import Ceilings, classify
@@ -52,8 +54,10 @@ class ProfileOptions:
     ldflags: list[str] = field(default_factory=lambda: ["-lm"])
     extra_sources: list[Path] = field(default_factory=list)
     optimized: bool = False
-    mode: str = "isl"                    # the s2s mode of the optimized variant: isl, pluto, identity
+    mode: str = "pluto"                  # the s2s mode of the optimized variant: pluto, isl, identity
     target: str = "c"                    # its back end: c, openmp
+    fusion: str = "smart"                # its scheduler's fusion policy (--s2s-fuse)
+    tile_sizes: tuple[int, ...] = (32, 32, 32)   # its tile sizes (--s2s-tile)
     repeat: int = 3
     threads: int | None = None
     hw_counters: str = "auto"            # auto | on | off
@@ -313,8 +317,10 @@ def run_profile(opts: ProfileOptions, machine=None, progress: Progress | None = 
         if opts.optimized:
             say("optimized: instrumenting")
             try:
+                # counters the original's run found unavailable are not tried again (a whole run for nothing)
+                known = variants[0].hw if not variants[0].hw.get("available") else None
                 variants.append(_profile_variant("optimized", opts, unit, text, path_text, typedefs, scops, threads,
-                                                 ceilings, workdir / "optimized", say))
+                                                 ceilings, workdir / "optimized", say, known))
             except ProfileError as exc:
                 notes.append(f"the optimized program (s2s --mode {opts.mode}) could not be profiled: {exc}")
             except Exception as exc:  # a failure inside the optimizer is contained, as in s2s-cc
@@ -330,9 +336,10 @@ def run_profile(opts: ProfileOptions, machine=None, progress: Progress | None = 
 
 
 def _profile_variant(name: str, opts: ProfileOptions, unit, text: str, path_text: str, typedefs, scops,
-                     threads: int, ceilings: Ceilings | None, workdir: Path, say: Progress) -> VariantProfile:
+                     threads: int, ceilings: Ceilings | None, workdir: Path, say: Progress,
+                     hw_unavailable: dict | None = None) -> VariantProfile:
     workdir.mkdir(parents=True, exist_ok=True)
-    regions = find_regions(unit, text, name, opts.mode, opts.target)
+    regions = find_regions(unit, text, name, opts.mode, opts.target, opts.fusion, opts.tile_sizes)
     models = {r.index: region_model(r.function, r.covers, unit, scops) for r in regions}
     envs = {r.index: TypeEnv(r.sdfg, typedefs) for r in regions}
     timing_c = workdir / f"{Path(path_text).stem}.s2s-timing.c"
@@ -365,7 +372,9 @@ def _profile_variant(name: str, opts: ProfileOptions, unit, text: str, path_text
         runs.append({"kind": "timing", "status": r.status, "seconds": r.seconds, "stdout_sha256": r.stdout_sha})
     hw_info = {"requested": opts.hw_counters, "available": False, "why": None}
     hw_run = None
-    if opts.hw_counters != "off":
+    if opts.hw_counters != "off" and hw_unavailable is not None and hw_unavailable.get("why"):
+        hw_info["why"] = hw_unavailable["why"]
+    elif opts.hw_counters != "off":
         say(f"{name}: hardware counters")
         hw_run = _run(opts, timing_exe, workdir / "hw.out", threads, hw=True)
         runs.append({"kind": "hw-counters", "status": hw_run.status, "seconds": hw_run.seconds})
@@ -463,7 +472,9 @@ def _nest(variant: str, r: Region, model: RegionModel, plan: CountPlan, counted:
                 cross.append((times_entered, instance_counts(model, env)))
             if total is not None:
                 n.footprint_bytes, n.footprint_per_call, n.footprint_arrays = total, largest, arrays
-                n.isl_check = _isl_check(cross, n.statements)
+                keys = {c.node: c.statement for c in plan.counters if c.region == r.index and c.kind == "block"}
+                n.isl_check = _isl_check(cross, n.statements, keys,
+                                         {st.block.id: statement_key(st.block) for st in model.statements})
     if n.isl_check and n.isl_check.startswith("MISMATCH"):
         n.notes.append(n.isl_check)
     if hw:
@@ -475,16 +486,27 @@ def _nest(variant: str, r: Region, model: RegionModel, plan: CountPlan, counted:
     return n
 
 
-def _isl_check(cross: list[tuple[int, dict]], statements: list[dict]) -> str | None:
-    """Compare the counters with the isl instance counts of the SCoP statements."""
-    expected: dict[str, int] = {}
+def _isl_check(cross: list[tuple[int, dict]], statements: list[dict], counted_keys: dict[str, object],
+               model_keys: dict[str, object]) -> str | None:
+    """Compare the counters with the isl instance counts of the SCoP statements, per statement of
+    the user's code (``statement_key``): the optimized code may run one statement as several copies
+    (split loops, or the original code behind an alias check), which together must run it exactly
+    as often as the model says."""
+    expected: dict[object, int] = {}
+    line: dict[object, int | None] = {}
     for times_entered, counts in cross:
         for block, c in counts.items():
             if c is None:
                 return None
-            expected[block] = expected.get(block, 0) + c * times_entered
-    got = {s["node"]: s["count"] for s in statements}
-    bad = [f"{b}: counted {got.get(b)} vs model {e}" for b, e in expected.items() if got.get(b) != e]
+            key = model_keys.get(block, block)
+            expected[key] = expected.get(key, 0) + c * times_entered
+    got: dict[object, int] = {}
+    for s in statements:
+        key = counted_keys.get(s["node"], s["node"])
+        got[key] = got.get(key, 0) + s["count"]
+        line.setdefault(key, s["line"])
+    bad = [f"the statement on line {line.get(k, '?')}: counted {got.get(k)} vs model {e}"
+           for k, e in expected.items() if got.get(k) != e]
     if bad:
         return "MISMATCH between the counters and the polyhedral model: " + "; ".join(bad)
     return f"counters agree with the polyhedral model ({len(expected)} statements)"
