@@ -146,3 +146,49 @@ def test_openmp_target_emits_parallel_loops(tmp_path):
     kernel = result.source[result.source.index("kernel_gemm("):]
     assert "#pragma omp parallel for" in kernel
     assert "#pragma omp simd" in kernel
+
+
+DIAGONAL = """
+void diagonal(int n, double A[n][n]) {
+  for (int i = 1; i < n; i++)
+    for (int j = 1; j < n; j++)
+      A[i][j] = A[i - 1][j - 1] + 1.0;
+}
+"""
+
+
+def _source_scop(tmp_path, text: str):
+    src = tmp_path / "k.c"
+    src.write_text(textwrap.dedent(text))
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    return scop
+
+
+def test_parallel_flag_counts_from_the_band_start(tmp_path):
+    """A (1, 1) dependence: the first member orders it, but once the band is tiled the second
+    tile loop still carries it, so no member may be marked parallel (a wavefront instead)."""
+    scop = _source_scop(tmp_path, DIAGONAL)
+    sched = PlutoScheduler(scop, compute_dependences(scop)).schedule()
+    assert sched.bands() and len(sched.bands()[0]) == 2
+    assert not any(r.parallel for r in sched.rows)
+    result = optimize_c_file(str(tmp_path / "k.c"), [], PipelineOptions(mode="pluto", target="openmp"))
+    assert result.source.count("#pragma omp parallel for") <= 1   # the wavefront's inner tile loop
+
+
+def test_point_loops_put_the_stride_one_loop_innermost():
+    scop = kernel_scop("gemm", "LARGE")
+    sched = PlutoScheduler(scop, compute_dependences(scop)).schedule()
+    tree = build_tree(scop, sched, TreeOptions())
+    code = isl.AstBuild.from_context(scop.context).node_from_schedule(tree).to_C_str()
+    # C[i][j] += alpha * A[i][k] * B[k][j]: j (stride 1 in C and B) innermost, as a SIMD loop
+    last = code.rindex("for (")
+    assert "// simd" in code[:last].rstrip().splitlines()[-1]
+    args = code[last:].split("S_B1(")[1].split(")")[0].split(",")
+    assert args[2].strip() == "c1 + c5"   # j: the second tile loop's point loop, innermost
+
+
+def test_scheduler_budget_is_a_hard_limit():
+    scop = kernel_scop("adi", "LARGE")
+    with pytest.raises(SchedulingFailed, match="time budget"):
+        PlutoScheduler(scop, compute_dependences(scop), budget_s=0.5).schedule()

@@ -42,16 +42,27 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
 
 
-def memory_dependences(scop: Scop) -> isl.UnionMap:
-    """Every pair of instances touching the same element, one of them writing, in execution
-    order: what a loop must not carry to run in parallel. (No exact flow analysis: cheap on
-    generated code, whose tiled domains make value-based analysis slow.)"""
-    sched = scop.schedule_map
-    reads, writes = scop.reads, scop.writes
-    before = sched.lex_lt_union_map(sched)
-    touching = writes.apply_range(reads.reverse()).union(reads.apply_range(writes.reverse())).union(
-        writes.apply_range(writes.reverse()))
-    return touching.intersect(before)
+def carries_conflict(scop: Scop, loop: Loop) -> bool:
+    """Whether two iterations of ``loop`` (in one iteration of the loops around it) touch one
+    element, one of them writing: what a loop must not do to run in parallel. Checked per pair of
+    accesses (no exact flow analysis, no global execution order): cheap even on generated code,
+    whose tiled domains make those slow."""
+    inside = scop.statements_in(loop)
+    dim = 2 * loop.depth + 1
+    for s in inside:
+        for t in inside:
+            for s_write, a in s.accesses:
+                for t_write, b in t.accesses:
+                    if not (s_write or t_write) or a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(
+                            isl.dim_type.out):
+                        continue
+                    times = a.apply_range(b.reverse()).apply_domain(s.schedule).apply_range(t.schedule)
+                    delta = times.deltas()
+                    for k in range(dim):
+                        delta = delta.fix_val(isl.dim_type.set, k, isl.Val.zero(delta.get_ctx()))
+                    if not delta.lower_bound_val(isl.dim_type.set, dim, isl.Val.one(delta.get_ctx())).is_empty():
+                        return True
+    return False
 
 
 def _only(accesses: isl.UnionMap, array: str) -> isl.UnionMap:

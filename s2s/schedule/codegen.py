@@ -17,7 +17,7 @@ from s2s.ir import (
     Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
     Tasklet, Ternary, Unary, expr as ex,
 )
-from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK
+from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark
 
 
 class CodegenError(Exception):
@@ -110,9 +110,14 @@ class _Generator:
         if t == isl.ast_node_type.user:
             return [self._user(n.user_get_expr(), rename)]
         if t == isl.ast_node_type.mark:
-            inner = self.node(n.mark_get_node(), rename)
-            schedule = _MARK_SCHEDULES.get(n.mark_get_id().get_name())
-            if schedule is not None and len(inner) == 1 and isinstance(inner[0], For):
+            child = n.mark_get_node()
+            inner = self.node(child, rename)
+            kind, depth = parse_mark(n.mark_get_id().get_name())
+            schedule = _MARK_SCHEDULES.get(kind)
+            # only the loop of the marked band member (see tree.mark_id), never the next one
+            marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
+                           and child.for_get_iterator().get_id().get_name() == f"c{depth}")
+            if schedule is not None and marked_loop and len(inner) == 1 and isinstance(inner[0], For):
                 inner = [_as_map(inner[0], schedule)]
             return inner
         raise CodegenError(f"isl AST node {t} not supported")

@@ -23,11 +23,11 @@ import networkx as nx
 
 from s2s.analysis.dependences import Dependences, maps_of
 from s2s.analysis.scop import Scop
+from s2s.time_limit import TimeLimitExceeded, run_with_time_limit
 
 FUSION_POLICIES = ("smart", "max", "no")
 COEFFICIENT_BOUND = 4     # keeps the integer program small; Pluto's skewing factors rarely exceed it
-# isl's integer programming cannot be interrupted once started: larger SCoPs (adi's 27 statements,
-# deriche's 34) make programs that can run for minutes, so they are not scheduled.
+# Larger integer programs are not even tried (the time budget would stop them anyway).
 MAX_UNKNOWNS = 96
 
 
@@ -119,11 +119,11 @@ def _gcd(a: int, b: int) -> int:
     return abs(a)
 
 
-def access_pair_dependences(scop: Scop) -> list[isl.Map]:
-    """Memory-based dependences, one polyhedron per pair of accesses (as Pluto computes them):
-    each is a simple relation (``A[i][j-1]`` against ``A[i][j]``), so Farkas' lemma stays cheap,
-    where the merged relations of a stencil make large polyhedra."""
-    out: list[isl.Map] = []
+def _access_pairs(scop: Scop):
+    """Every ordered pair of accesses to one array, at least one a write, as the relation from the
+    earlier instance to the later one: a simple polyhedron per pair (``A[i][j-1]`` against
+    ``A[i][j]``), so Farkas' lemma stays cheap where the merged relations of a stencil would make
+    large ones. Yields (source statement, target statement, relation)."""
     for s in scop.statements:
         for t in scop.statements:
             before = s.schedule.lex_lt_map(t.schedule)
@@ -134,12 +134,38 @@ def access_pair_dependences(scop: Scop) -> list[isl.Map]:
                     if a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(isl.dim_type.out):
                         continue
                     rel = a.apply_range(b.reverse()).intersect(before)
-                    if rel.is_empty():
-                        continue
-                    rel = rel.coalesce()
-                    for bm in rel.get_basic_maps():
-                        if not bm.is_empty():
-                            out.append(isl.Map.from_basic_map(bm))
+                    if not rel.is_empty():
+                        yield s.name, t.name, rel
+
+
+def _pieces(rel: isl.Map) -> list[isl.Map]:
+    return [isl.Map.from_basic_map(bm) for bm in rel.coalesce().get_basic_maps() if not bm.is_empty()]
+
+
+def access_pair_dependences(scop: Scop) -> list[isl.Map]:
+    """Memory-based dependences, one polyhedron per pair of accesses (as Pluto computes them)."""
+    return _unique([p for _, _, rel in _access_pairs(scop) for p in _pieces(rel)])
+
+
+def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
+    """Value-based dependences (each read to the write it reads, each write to the last read and
+    the last write of its element before it), split by access pair: the reuse distances that the
+    cost function bounds. Memory-based pairs would count a reduction's first and last iteration
+    as reuse, which only a parametric bound (``u.n``) covers; with constant loop bounds they would
+    end every band."""
+    reads, writes, sched = scop.reads, scop.writes, scop.schedule_map
+
+    def last(sink: isl.UnionMap, source: isl.UnionMap) -> isl.UnionMap:
+        info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source).set_schedule_map(sched)
+        return info.compute_flow().get_must_dependence()
+
+    value_based = deps.flow.union(last(writes, reads)).union(last(writes, writes))
+    by_pair = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)): m
+               for m in maps_of(value_based)}
+    out = []
+    for src, dst, rel in _access_pairs(scop):
+        if (src, dst) in by_pair:
+            out.extend(_pieces(rel.intersect(by_pair[(src, dst)])))
     return _unique(out)
 
 
@@ -167,7 +193,8 @@ class PlutoScheduler:
         self.stmts = [s.name for s in scop.statements]
         self.dims = {s.name: len(s.iterators) for s in scop.statements}
         self.params = list(scop.params)
-        self.deps = access_pair_dependences(scop)
+        self.deps = access_pair_dependences(scop)   # legality
+        self.reuse = reuse_dependences(scop, deps)  # cost
         # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
         # and b (its constant shift)
         self.names = [f"u{k}" for k in range(len(self.params))] + ["w"]
@@ -178,16 +205,17 @@ class PlutoScheduler:
         if len(self.names) > MAX_UNKNOWNS:
             raise SchedulingFailed(f"{len(self.stmts)} statements make an integer program of {len(self.names)} "
                                    f"unknowns (limit {MAX_UNKNOWNS})")
-        self._legal: dict[int, isl.BasicSet] = {}
-        self._bound: dict[int, isl.BasicSet] = {}
+        self._legal: dict[int, isl.BasicSet] = {}   # by index into deps
+        self._bound: dict[int, isl.BasicSet] = {}   # by index into reuse
 
     # --- Farkas: the coefficient constraints of one dependence -----------------------------------
 
     def _farkas(self, index: int, bounding: bool) -> isl.BasicSet:
+        """Legality constraints of ``deps[index]``, or bounding constraints of ``reuse[index]``."""
         cache = self._bound if bounding else self._legal
         if index in cache:
             return cache[index]
-        m = self.deps[index]
+        m = self.reuse[index] if bounding else self.deps[index]
         src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
         coeffs = m.wrap().coefficients().flatten()
         # coefficient vector layout: [c_cst, c_params..., c_src..., c_dst...]
@@ -241,10 +269,13 @@ class PlutoScheduler:
         text = " and ".join(conds) if conds else "true"
         return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {text} }}")
 
-    def _solve(self, live: list[int], found: dict[str, list[tuple[int, ...]]]):
+    def _solve(self, live: list[int], live_reuse: list[int], found: dict[str, list[tuple[int, ...]]]):
         space = self._universe().intersect(self._independence(found))
         for d in live:
-            space = space.intersect(self._farkas(d, False)).intersect(self._farkas(d, True))
+            space = space.intersect(self._farkas(d, False))
+            self._tick()
+        for d in live_reuse:
+            space = space.intersect(self._farkas(d, True))
             self._tick()
         if space.is_empty():
             return None
@@ -261,10 +292,9 @@ class PlutoScheduler:
         if time.perf_counter() > self.deadline:
             raise SchedulingFailed(f"time budget of {self.budget_s:.0f} s exceeded")
 
-    def _distances(self, index: int, rows: list[Row]) -> isl.Set:
-        """The distance vectors (one component per row) of dependence ``index``."""
+    def _distances(self, m: isl.Map, rows: list[Row]) -> isl.Set:
+        """The distance vectors (one component per row) of dependence ``m``."""
         self._tick()
-        m = self.deps[index]
         src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
 
         def phi(row: Row, stmt: str, var: str) -> str:
@@ -281,12 +311,12 @@ class PlutoScheduler:
         diff = isl.Map(f"{params}{{ [{src}[{s_vars}] -> {dst}[{t_vars}]] -> [{comps}] }}")
         return m.wrap().apply(diff)
 
-    def _satisfied(self, index: int, rows: list[Row]) -> bool:
-        """Every instance of dependence ``index`` is ordered by ``rows`` (its distance vector is
-        lexicographically positive)."""
+    def _satisfied(self, index: int, rows: list[Row], reuse: bool = False) -> bool:
+        """Every instance of dependence ``index`` (of ``reuse`` if set, else of ``deps``) is ordered
+        by ``rows`` (its distance vector is lexicographically positive)."""
         if not rows:
             return False
-        d = self._distances(index, rows)
+        d = self._distances(self.reuse[index] if reuse else self.deps[index], rows)
         n = len(rows)
         disjuncts = []
         for k in range(n):
@@ -297,7 +327,7 @@ class PlutoScheduler:
         return d.is_subset(positive)
 
     def _zero_distance(self, index: int, row: Row) -> bool:
-        d = self._distances(index, [row])
+        d = self._distances(self.deps[index], [row])
         return d.is_subset(isl.Set("{ [x] : x = 0 }").align_params(d.get_space()))
 
     def _coefficients(self, values: list[int], stmt: str) -> tuple[int, ...]:
@@ -309,8 +339,15 @@ class PlutoScheduler:
     # --- the main loop -----------------------------------------------------------------------------
 
     def schedule(self) -> PlutoSchedule:
-        """Runs the scheduler under an isl operation budget (so a hard integer program cannot run
-        away); raises SchedulingFailed when it cannot find a schedule."""
+        """Finds the schedule within the time budget, or raises SchedulingFailed. It runs in a
+        child process killed at the budget: isl's integer programming cannot be interrupted, and
+        its operation counter does not cover every step (adi's first program alone runs a minute)."""
+        try:
+            return run_with_time_limit(self._schedule_counted, self.budget_s)
+        except TimeLimitExceeded:
+            raise SchedulingFailed(f"time budget of {self.budget_s:g} s exceeded") from None
+
+    def _schedule_counted(self) -> PlutoSchedule:
         ctx = isl.DEFAULT_CONTEXT
         ctx.reset_operations()
         ctx.set_max_operations(self.max_operations)
@@ -327,6 +364,7 @@ class PlutoScheduler:
         result = PlutoSchedule()
         found: dict[str, list[tuple[int, ...]]] = {s: [] for s in self.stmts}
         unsatisfied = list(range(len(self.deps)))
+        reuse_live = list(range(len(self.reuse)))
         band = 0
         band_rows: list[Row] = []
         if self.fusion in ("smart", "no"):
@@ -334,12 +372,13 @@ class PlutoScheduler:
             if cut is not None:
                 result.rows.append(cut)
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
+                reuse_live = [d for d in reuse_live if not self._satisfied(d, [cut], reuse=True)]
         guard = 0
         while any(_rank(found[s]) < self.dims[s] if found[s] else self.dims[s] > 0 for s in self.stmts):
             guard += 1
             if guard > 64:
                 raise SchedulingFailed("no progress")
-            values = self._solve(unsatisfied, found)
+            values = self._solve(unsatisfied, reuse_live, found)
             if values is not None:
                 coeffs = {s: self._coefficients(values, s) for s in self.stmts}
                 for s in self.stmts:
@@ -354,6 +393,7 @@ class PlutoScheduler:
             if band_rows:
                 # close the band: dependences it satisfies need not constrain later hyperplanes
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, band_rows)]
+                reuse_live = [d for d in reuse_live if not self._satisfied(d, band_rows, reuse=True)]
                 band += 1
                 band_rows = []
                 continue
@@ -361,6 +401,7 @@ class PlutoScheduler:
             before = len(unsatisfied)
             if cut is not None:
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
+                reuse_live = [d for d in reuse_live if not self._satisfied(d, [cut], reuse=True)]
             if cut is None or len(unsatisfied) == before:
                 # Stuck: finish with the original execution order of what is left, which is
                 # legal because every remaining dependence has distance zero so far.
@@ -380,13 +421,24 @@ class PlutoScheduler:
             else:
                 result.rows.extend(self._original_rows())
                 result.log.append("tied instances: original order appended")
-        # parallelism: a hyperplane is parallel if every dependence still unsatisfied by the rows
-        # before it has distance zero on it
+        # Parallelism: a hyperplane is parallel if every dependence that the rows before its band
+        # leave unordered has distance zero on it. Counting from the band's start (not from the
+        # row) keeps the flag true of the tile loop too: tiling a band (1, 1)-dependence that the
+        # first member orders still leaves the second tile loop carrying it.
         remaining = list(range(len(self.deps)))
-        for k, row in enumerate(result.rows):
-            if row.kind == "hyperplane":
-                row.parallel = all(self._zero_distance(d, row) for d in remaining)
-            remaining = [d for d in remaining if not self._satisfied(d, result.rows[:k + 1])]
+        k = 0
+        while k < len(result.rows):
+            row = result.rows[k]
+            end = k + 1
+            if row.kind == "hyperplane" and row.band >= 0:
+                while end < len(result.rows) and result.rows[end].kind == "hyperplane" \
+                        and result.rows[end].band == row.band:
+                    end += 1
+            for member in result.rows[k:end]:
+                if member.kind == "hyperplane":
+                    member.parallel = all(self._zero_distance(d, member) for d in remaining)
+            remaining = [d for d in remaining if not self._satisfied(d, result.rows[:end])]
+            k = end
         result.seconds = time.perf_counter() - start
         return result
 

@@ -8,9 +8,22 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
+from s2s.schedule.point_order import innermost_member
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
+
+
+def mark_id(kind: str, node: isl.ScheduleNode) -> isl.Id:
+    """The mark for the loop of band ``node``: its kind and the loop's schedule depth, which names
+    the loop isl's AST generator makes of it (``c<depth>``). Code generation checks it: when that
+    loop is degenerate, no loop is made and the mark would land on the next one."""
+    return isl.Id(f"{kind}@{node.get_schedule_depth()}")
+
+
+def parse_mark(name: str) -> tuple[str, int | None]:
+    kind, _, depth = name.partition("@")
+    return kind, int(depth) if depth.isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,12 @@ def _row_expr(row: Row, stmt: Statement) -> str:
     if c[len(stmt.iterators)]:
         terms.append(str(c[len(stmt.iterators)]))
     return " + ".join(terms) if terms else "0"
+
+
+def _varies(row: Row, stmts: list[Statement]) -> bool:
+    """Whether ``row`` takes more than one value on the instances of ``stmts``."""
+    return any(any(row.coefficients[s.name][:-1]) for s in stmts) or len(
+        {row.coefficients[s.name][-1] for s in stmts}) > 1
 
 
 def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnionPwAff:
@@ -76,10 +95,11 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         if row.band >= 0:
             while end < len(rows) and rows[end].kind == "hyperplane" and rows[end].band == row.band:
                 end += 1
-        members = rows[k:end]
+        # members constant on these statements make no loop (another statement's dimension)
+        members = [r for r in rows[k:end] if _varies(r, stmts)]
         inner = build(stmts, end)
-        if all(all(a == 0 for a in r.coefficients[s.name]) for r in members for s in stmts):
-            return inner  # constant for these statements: no loop
+        if not members:
+            return inner
         schedule = inner.insert_partial_schedule(_mupa(scop, stmts, members))
         node = schedule.get_root().child(0)
         permutable = row.band >= 0 and len(members) > 1
@@ -87,7 +107,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
         if permutable and options.tile:
-            node = _tile(node, members, options)
+            node = _tile(node, stmts, members, options)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -95,7 +115,8 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
     return build(list(scop.statements), 0)
 
 
-def _tile(node: isl.ScheduleNode, members: list[Row], options: TreeOptions) -> isl.ScheduleNode:
+def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
+          options: TreeOptions) -> isl.ScheduleNode:
     n = len(members)
     sizes = [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(n)]
     space = node.band_get_space()
@@ -104,11 +125,15 @@ def _tile(node: isl.ScheduleNode, members: list[Row], options: TreeOptions) -> i
         mv = mv.set_val(j, isl.Val.int_from_si(space.get_ctx(), size))
     node = node.band_tile(mv)           # node: the tile band; its child: the point band
     coincident = [r.parallel for r in members]
-    if options.simd and coincident[-1]:
+    inner = innermost_member(stmts, members) if n > 1 else 0
+    if inner != n - 1:
+        node = _permute_points(node.child(0), inner, coincident).parent()
+    point_coincident = [c for j, c in enumerate(coincident) if j != inner] + [coincident[inner]]
+    if options.simd and point_coincident[-1]:
         point = node.child(0)
         if n > 1:
             point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
-        mark = point.insert_mark(isl.Id(SIMD_MARK))
+        mark = point.insert_mark(mark_id(SIMD_MARK, point))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     if not options.parallel:
         return node
@@ -119,15 +144,30 @@ def _tile(node: isl.ScheduleNode, members: list[Row], options: TreeOptions) -> i
     return node
 
 
+def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool]) -> isl.ScheduleNode:
+    """The point band with member ``inner`` moved innermost (the others keep their order)."""
+    mupa = point.band_get_partial_schedule()
+    n = mupa.dim(isl.dim_type.set)
+    order = [j for j in range(n) if j != inner] + [inner]
+    permuted = mupa
+    for k, j in enumerate(order):
+        permuted = permuted.set_union_pw_aff(k, mupa.get_union_pw_aff(j))
+    point = point.delete().insert_partial_schedule(permuted)
+    point = point.band_set_permutable(1)
+    for k, j in enumerate(order):
+        point = point.band_member_set_coincident(k, 1 if coincident[j] else 0)
+    return point
+
+
 def _mark_parallel(node: isl.ScheduleNode, coincident: list[bool], options: TreeOptions) -> isl.ScheduleNode:
     if not any(coincident):
         return node
     first = coincident.index(True)
     if first > 0:
         node = node.band_split(first).child(0)
-        node = node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
+        node = node.insert_mark(mark_id(PARALLEL_MARK, node)).parent()
         return node
-    return node.insert_mark(isl.Id(PARALLEL_MARK)).child(0)
+    return node.insert_mark(mark_id(PARALLEL_MARK, node)).child(0)
 
 
 def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -141,4 +181,4 @@ def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:
     node = node.band_set_permutable(0)
     node = node.band_member_set_coincident(1, 1)
     node = node.band_split(1).child(0)
-    return node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
+    return node.insert_mark(mark_id(PARALLEL_MARK, node)).parent()

@@ -1,0 +1,83 @@
+"""The order of the point loops inside a tile: the innermost one should walk memory with stride 1
+(and be parallel, so it vectorizes). Any order is legal: the members of a permutable band may be
+permuted freely once the tile loops around them are fixed.
+
+For each band member we compute, per statement, the direction it moves in the iteration space
+(the column of the inverse of the band's coefficient matrix), and score each access of the
+statement along it: unchanged (a register reuses it), stride 1 (a vector loads it), or strided.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import islpy as isl
+import numpy as np
+
+from s2s.analysis.scop import Statement
+from s2s.schedule.pluto import Row
+
+INVARIANT, STRIDE_ONE, STRIDED = 1, 2, -4   # per access; a write counts twice (load and store)
+PARALLEL_BONUS = 2                           # per statement: the loop can be a SIMD loop
+
+
+def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
+    """Index of the member to run innermost in the point band (the last one on a tie)."""
+    scores = [0] * len(members)
+    for st in stmts:
+        directions = _directions(st, members)
+        if directions is None:
+            continue
+        subscripts = [(w, _subscripts(m, st)) for w, m in st.accesses]
+        for j, d in enumerate(directions):
+            for is_write, subs in subscripts:
+                if subs is not None:
+                    scores[j] += _access_score(subs, d) * (2 if is_write else 1)
+            if members[j].parallel:
+                scores[j] += PARALLEL_BONUS
+    best = max(scores)
+    return max(j for j, s in enumerate(scores) if s == best)
+
+
+def _directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:
+    """Per member: the change of ``st``'s iterators when that member's loop advances by one and
+    the other members stay; None when the band does not determine it (fewer members than loops,
+    or a singular matrix)."""
+    n = len(st.iterators)
+    rows = [list(r.coefficients[st.name][:n]) for r in members]
+    if n == 0 or len(rows) != n:
+        return None
+    matrix = np.array(rows, dtype=float)
+    if abs(np.linalg.det(matrix)) < 0.5:
+        return None
+    inverse = np.linalg.inv(matrix)
+    return [[Fraction(float(inverse[v][j])).limit_denominator(64) for v in range(n)] for j in range(n)]
+
+
+def _subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
+    """The iterator coefficients of each subscript of ``access`` (None if not one affine piece)."""
+    try:
+        pma = isl.PwMultiAff.from_map(access)
+    except isl.Error:
+        return None
+    if pma.n_piece() != 1:
+        return None
+    out = []
+    for k in range(pma.dim(isl.dim_type.out)):
+        pieces: list[isl.Aff] = []
+        pma.get_pw_aff(k).foreach_piece(lambda _set, aff: pieces.append(aff))
+        if len(pieces) != 1:
+            return None
+        aff = pieces[0]
+        if aff.dim(isl.dim_type.div):
+            return None
+        out.append([aff.get_coefficient_val(isl.dim_type.in_, v).to_python() for v in range(len(st.iterators))])
+    return out
+
+
+def _access_score(subscripts: list[list[int]], direction: list[Fraction]) -> int:
+    moves = [sum(c * d for c, d in zip(sub, direction)) for sub in subscripts]
+    if all(m == 0 for m in moves):
+        return INVARIANT
+    if all(m == 0 for m in moves[:-1]) and abs(moves[-1]) == 1:
+        return STRIDE_ONE
+    return STRIDED
