@@ -192,3 +192,17 @@ def test_scheduler_budget_is_a_hard_limit():
     scop = kernel_scop("adi", "LARGE")
     with pytest.raises(SchedulingFailed, match="time budget"):
         PlutoScheduler(scop, compute_dependences(scop), budget_s=0.5).schedule()
+
+
+def test_skewed_tiles_only_where_nothing_else_runs_in_parallel():
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DMINI_DATASET"]
+    jacobi = optimize_c_file(str(kernel_source(KERNELS["jacobi-2d"])), args,
+                             PipelineOptions(mode="pluto", target="openmp"))
+    line = next(ln for ln in jacobi.report if "kernel_jacobi_2d" in ln)
+    assert "original order kept instead of skewed tiles" in line
+    kernel = jacobi.source[jacobi.source.index("kernel_jacobi_2d("):]
+    assert kernel.count("#pragma omp parallel for") == 2   # the two space loops of each time step
+    seidel = optimize_c_file(str(kernel_source(KERNELS["seidel-2d"])), args,
+                             PipelineOptions(mode="pluto", target="openmp"))
+    line = next(ln for ln in seidel.report if "kernel_seidel_2d" in ln)
+    assert "bands of 3" in line and "instead" not in line

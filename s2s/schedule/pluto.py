@@ -52,6 +52,12 @@ class PlutoSchedule:
     seconds: float = 0.0
     log: list[str] = field(default_factory=list)
 
+    @property
+    def skewed(self) -> bool:
+        """Whether a band row combines loops of a statement (a skew, as stencils need to tile)."""
+        return any(r.kind == "hyperplane" and r.band >= 0 and sum(1 for a in c[:-1] if a) > 1
+                   for r in self.rows for c in r.coefficients.values())
+
     def bands(self) -> list[list[int]]:
         """Row indices of each permutable band (rows of the original-order tail are in none)."""
         out: dict[int, list[int]] = {}
@@ -421,25 +427,33 @@ class PlutoScheduler:
             else:
                 result.rows.extend(self._original_rows())
                 result.log.append("tied instances: original order appended")
-        # Parallelism: a hyperplane is parallel if every dependence that the rows before its band
-        # leave unordered has distance zero on it. Counting from the band's start (not from the
-        # row) keeps the flag true of the tile loop too: tiling a band (1, 1)-dependence that the
-        # first member orders still leaves the second tile loop carrying it.
+        self._mark_parallel(result.rows)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _mark_parallel(self, rows: list[Row]) -> None:
+        """Sets each hyperplane's ``parallel`` flag: true if every dependence that the rows before
+        its band leave unordered has distance zero on it. Counting from the band's start (not from
+        the row) keeps the flag true of the tile loop too: tiling a band whose (1, 1)-dependence
+        the first member orders still leaves the second tile loop carrying it."""
         remaining = list(range(len(self.deps)))
         k = 0
-        while k < len(result.rows):
-            row = result.rows[k]
+        while k < len(rows):
+            row = rows[k]
             end = k + 1
             if row.kind == "hyperplane" and row.band >= 0:
-                while end < len(result.rows) and result.rows[end].kind == "hyperplane" \
-                        and result.rows[end].band == row.band:
+                while end < len(rows) and rows[end].kind == "hyperplane" and rows[end].band == row.band:
                     end += 1
-            for member in result.rows[k:end]:
+            for member in rows[k:end]:
                 if member.kind == "hyperplane":
                     member.parallel = all(self._zero_distance(d, member) for d in remaining)
-            remaining = [d for d in remaining if not self._satisfied(d, result.rows[:end])]
+            remaining = [d for d in remaining if not self._satisfied(d, rows[:end])]
             k = end
-        result.seconds = time.perf_counter() - start
+
+    def original_order(self) -> PlutoSchedule:
+        """The SCoP's own order as a schedule (no band: nothing tiled), with its parallel loops."""
+        result = PlutoSchedule(self._original_rows(), log=["original order"])
+        self._mark_parallel(result.rows)
         return result
 
     def _original_rows(self) -> list[Row]:

@@ -14,11 +14,20 @@ PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
 
 
-def mark_id(kind: str, node: isl.ScheduleNode) -> isl.Id:
-    """The mark for the loop of band ``node``: its kind and the loop's schedule depth, which names
-    the loop isl's AST generator makes of it (``c<depth>``). Code generation checks it: when that
-    loop is degenerate, no loop is made and the mark would land on the next one."""
-    return isl.Id(f"{kind}@{node.get_schedule_depth()}")
+def _numbered_marks(schedule: isl.Schedule) -> isl.Schedule:
+    """Each mark named ``kind@depth`` with the schedule depth of the band it marks, which names the
+    loop isl's AST generator makes of it (``c<depth>``). Code generation checks it: when that loop
+    is degenerate, no loop is made and the mark would land on the next one. (Numbered once the
+    tree is complete: depths inside a subtree under construction are not yet final.)"""
+
+    def number(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.mark:
+            return node
+        kind, _ = parse_mark(node.mark_get_id().get_name())
+        depth = node.get_schedule_depth()
+        return node.delete().insert_mark(isl.Id(f"{kind}@{depth}"))
+
+    return schedule.map_schedule_node_bottom_up(number)
 
 
 def parse_mark(name: str) -> tuple[str, int | None]:
@@ -112,7 +121,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
 
-    return build(list(scop.statements), 0)
+    return _numbered_marks(build(list(scop.statements), 0))
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
@@ -133,7 +142,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
         point = node.child(0)
         if n > 1:
             point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
-        mark = point.insert_mark(mark_id(SIMD_MARK, point))
+        mark = point.insert_mark(isl.Id(SIMD_MARK))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     if not options.parallel:
         return node
@@ -165,9 +174,9 @@ def _mark_parallel(node: isl.ScheduleNode, coincident: list[bool], options: Tree
     first = coincident.index(True)
     if first > 0:
         node = node.band_split(first).child(0)
-        node = node.insert_mark(mark_id(PARALLEL_MARK, node)).parent()
+        node = node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
         return node
-    return node.insert_mark(mark_id(PARALLEL_MARK, node)).child(0)
+    return node.insert_mark(isl.Id(PARALLEL_MARK)).child(0)
 
 
 def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -181,4 +190,4 @@ def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:
     node = node.band_set_permutable(0)
     node = node.band_member_set_coincident(1, 1)
     node = node.band_split(1).child(0)
-    return node.insert_mark(mark_id(PARALLEL_MARK, node)).parent()
+    return node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
