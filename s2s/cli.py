@@ -13,7 +13,7 @@ import argparse
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from collections.abc import Callable, Sequence
 
 from s2s import __version__
@@ -53,8 +53,13 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
         p.add_argument(flag, action=_CppArg, dest="cpp_args", metavar="ARG", help=argparse.SUPPRESS)
     p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
-    p.add_argument("--mode", choices=MODES, default="identity")
-    p.add_argument("--target", choices=TARGETS, default="c")
+    p.add_argument("--mode", choices=MODES, default="identity",
+                   help="identity (default), isl, pluto (the optimizer), off; as --s2s-mode")
+    p.add_argument("--target", choices=TARGETS, default="c", help="c (default) or openmp, as --s2s-target")
+    p.add_argument("--fuse", default="smart", choices=("smart", "max", "no"),
+                   help="the scheduler's fusion policy, as --s2s-fuse (default: smart)")
+    p.add_argument("--tile", type=_tile_sizes, default=None, metavar="N,N,..",
+                   help="tile sizes, outermost first, as --s2s-tile (default: from the cache model)")
     p.add_argument("--report", action="store_true", help="print one line per loop nest on stderr")
     p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler used to preprocess")
     p.epilog = "Preprocessor flags -D -U -I -include -imacros -isystem -iquote -idirafter -std= are accepted."
@@ -70,7 +75,9 @@ def _run_opt(ns: argparse.Namespace) -> int:
     from s2s.errors import S2SError
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
-                              emit_ir=bool(ns.emit_ir))
+                              emit_ir=bool(ns.emit_ir), fusion=ns.fuse)
+    if ns.tile:
+        options = replace(options, tile_sizes=ns.tile)
     if not os.path.isfile(ns.input):
         _error(f"{ns.input}: error: no such file")
         return 1
@@ -217,8 +224,8 @@ def _configure_profile(p: argparse.ArgumentParser) -> None:
                    help="the back end of --optimized (openmp adds -fopenmp and uses all CPUs)")
     p.add_argument("--fuse", default="smart", choices=("smart", "max", "no"),
                    help="the scheduler's fusion policy for --optimized, as --s2s-fuse (default: smart)")
-    p.add_argument("--tile", type=_tile_sizes, default=(32, 32, 32), metavar="N,N,..",
-                   help="tile sizes for --optimized, outermost first, as --s2s-tile (default: 32,32,32)")
+    p.add_argument("--tile", type=_tile_sizes, default=None, metavar="N,N,..",
+                   help="tile sizes for --optimized, outermost first, as --s2s-tile (default: from the cache model)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs; the median is reported (default 3)")
     p.add_argument("--threads", type=int, help="OMP_NUM_THREADS and the ceilings used (default: 1, or all CPUs "
                    "with -fopenmp)")

@@ -451,3 +451,25 @@ def test_kernel_regex_selection_and_list(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "gemm" in p.stdout and "baseline" in p.stdout and "reference-O0" in p.stdout
+
+
+@needs_suite
+def test_pluto_configuration_runs_polycc_first(tmp_path, capsys):
+    """A stand-in polycc (copies the kernel, as Pluto would write its transformed copy) is run with
+    Pluto's options; its output is what gets compiled, verified and timed."""
+    polycc = tmp_path / "polycc"
+    polycc.write_text('#!/bin/sh\n# polycc IN --tile --parallel -o OUT\n'
+                      'echo "$@" > "$(dirname "$5")/args"\ncp "$1" "$5"\n')
+    polycc.chmod(0o755)
+    rc, stdout, data, _ = bench(tmp_path, capsys, "--dataset", "MINI", "--repeat", "1", "--kernels", "atax",
+                                "--configs", "baseline,pluto", "--pluto", str(polycc))
+    got = cells(data)
+    assert rc == 0 and got[("atax", "pluto")]["status"] == "ok", stdout
+    args = next((tmp_path / "out").rglob("args")).read_text().split()
+    assert args[1:4] == ["--tile", "--parallel", "-o"] and args[4].endswith("atax.pluto.c")
+
+
+def test_pluto_configuration_needs_polycc(tmp_path, capsys):
+    from polybench.harness import configs
+    cfg = configs.CONFIGS["pluto"].make(configs.ConfigContext())
+    assert not cfg.available and "--pluto" in cfg.unavailable

@@ -298,7 +298,7 @@ def test_json_csv_and_plot(tmp_path, machine):
     assert data["schema"] == "s2s-profile/1" and data["repeat"] == 2 and data["ceilings"]["threads"] == 1
     assert [v["name"] for v in data["variants"]] == ["original", "optimized"]
     assert data["variants"][1]["mode"] == "pluto"
-    assert data["optimizer"] == {"mode": "pluto", "target": "c", "fusion": "smart", "tile_sizes": [32, 32, 32]}
+    assert data["optimizer"] == {"mode": "pluto", "target": "c", "fusion": "smart", "tile_sizes": "cache model"}
     for v in data["variants"]:
         assert v["hw_counters"]["requested"] == "auto"
         assert v["hw_counters"]["available"] or v["hw_counters"]["why"]

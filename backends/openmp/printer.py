@@ -5,6 +5,11 @@ from backends.c.printer import CPrinter
 from s2s.ir import Block, Declare, For, Map, Scalar, Schedule, expr as ex, walk
 
 
+# Starting and joining a parallel region costs a few microseconds: as much as a few thousand
+# iterations of a loop body without a loop.
+MIN_FLAT_PARALLEL_ITERATIONS = 4096
+
+
 class OpenMPPrinter(CPrinter):
     def map_pragmas(self, node: Map, level: int) -> list[str]:
         pad = self.pad(level)
@@ -15,6 +20,15 @@ class OpenMPPrinter(CPrinter):
                 clauses += f" private({', '.join(private)})"
             if self.triangular(node):
                 clauses += " schedule(static, 1)"  # cyclic: inner trip counts vary with the index
+            if not any(isinstance(n, (For, Map)) for n in walk(node.body)):
+                # a flat loop: a parallel region pays only beyond a few thousand iterations
+                start, stop = _int(node.start), _int(node.stop)
+                if start is not None and stop is not None:
+                    if stop - start < MIN_FLAT_PARALLEL_ITERATIONS:
+                        return []
+                else:
+                    trip = node.stop if start == 0 else ex.Binary("-", node.stop, node.start)
+                    clauses += f" if({self.expr(trip)} >= {MIN_FLAT_PARALLEL_ITERATIONS})"
             return [pad + "#pragma omp parallel for" + clauses]
         if node.schedule is Schedule.SIMD:
             return [pad + "#pragma omp simd"]
@@ -42,3 +56,7 @@ class OpenMPPrinter(CPrinter):
                    for n in walk(node.body) if isinstance(n, For)) or any(
             node.var in ex.names(n.start) or node.var in ex.names(n.stop)
             for n in walk(node.body) if isinstance(n, Map))
+
+
+def _int(e: ex.Expr) -> int | None:
+    return e.int_value if isinstance(e, ex.Const) else None

@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "tolerance of outputs dominated by rounding noise")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per cell (default 5)")
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS (default: all cores)")
+    ap.add_argument("--pluto", metavar="POLYCC", help="an installed Pluto's polycc: enables the pluto configuration")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per build or run (default 600)")
     ap.add_argument("--suite-dir", type=Path, help="an external PolyBench/C 4.2.1 checkout, used unmodified")
     ap.add_argument("--size", action="append", default=[], metavar="NAME=a:b:step",
@@ -58,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _config_context() -> _configs.ConfigContext:
-    return _configs.ConfigContext(cc="cc", python=sys.executable)
+def _config_context(pluto: str | None = None) -> _configs.ConfigContext:
+    return _configs.ConfigContext(cc="cc", python=sys.executable, tools={"pluto": pluto} if pluto else {})
 
 
 def _print_list(suite, cfgs: list[_configs.Config], dataset: str, out) -> None:
@@ -103,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(str(e))
     if len({u.name for u in user}) != len(user):
         ap.error("--config: the same name twice")
-    ctx = _config_context()
+    ctx = _config_context(args.pluto)
     names = None if args.configs is None else [n.strip() for n in args.configs.split(",") if n.strip()]
     try:
         cfgs = _configs.resolve_configs(names, ctx, user=user, verify_o0=args.verify_o0,

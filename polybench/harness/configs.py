@@ -5,11 +5,11 @@ defines, include paths, sources, ``-lm`` and ``-o``. ``Config.prepare_sources`` 
 source-to-source tools that must run before the compiler (Pluto's ``polycc``): override it in a
 subclass to write transformed sources into ``request.workdir`` and return them.
 
-Adding a configuration (the later ``s2s-isl``, ``s2s-seq``, ``s2s-omp``, ``pluto``) is one
+Adding a configuration is one
 ``register(ConfigSpec(...))`` call whose ``make`` builds the ``Config`` from a ``ConfigContext``
 (or returns one with ``unavailable`` set, which is reported, not an error). Tool paths given on the
-command line (e.g. a future ``--pluto=/path/to/polycc``) reach ``make`` through
-``ConfigContext.tools``; see the ``PlutoConfig`` sketch at the end of this file.
+command line (``--pluto=/path/to/polycc``) reach ``make`` through ``ConfigContext.tools``, as
+``PlutoConfig`` at the end of this file shows.
 """
 from __future__ import annotations
 
@@ -250,17 +250,43 @@ def resolve_configs(names: Sequence[str] | None, ctx: ConfigContext, user: Seque
     return [CONFIGS[n].make(ctx) for n in ordered] + list(user) + [CONFIGS[n].make(ctx) for n in tail]
 
 
-# --- extension point: Pluto (not implemented yet) -------------------------------------------------
-#
-# class PlutoConfig(Config):
-#     """``polycc <kernel>.c --tile --parallel -o <workdir>/<kernel>.pluto.c``, then cc -O3 -fopenmp."""
-#     def prepare_sources(self, request):
-#         out = request.workdir / f"{request.kernel_name}.pluto.c"
-#         subprocess.run([self.tools["pluto"], str(request.kernel_source), "--tile", "--parallel",
-#                         "-o", str(out)], check=True, ...)   # raise BuildError with the log on failure
-#         return [request.utilities / "polybench.c", out]
-#
-# register(ConfigSpec("pluto", lambda ctx: PlutoConfig(...) if "pluto" in ctx.tools
-#                     else Config("pluto", (), unavailable="no --pluto=/path/to/polycc given"),
-#                     help="Pluto (polycc) then cc -O3 -march=native -fopenmp"))
-# and in cli.py: parser.add_argument("--pluto", metavar="POLYCC") -> ConfigContext(tools={"pluto": ...}).
+# --- Pluto: polycc as a source-to-source step ------------------------------------------------------
+
+PLUTO_OPTIONS = ("--tile", "--parallel")
+
+
+@dataclass(frozen=True)
+class PlutoConfig(Config):
+    """``polycc <kernel>.c --tile --parallel -o <workdir>/<kernel>.pluto.c``, then the C compiler
+    at -O3 -march=native -fopenmp on what polycc wrote (its ``#pragma scop`` region transformed)."""
+
+    polycc: str = "polycc"
+
+    def prepare_sources(self, request: BuildRequest) -> list[Path]:
+        out = request.workdir / f"{request.kernel_name}.pluto.c"
+        argv = [self.polycc, str(request.kernel_source), *PLUTO_OPTIONS, "-o", str(out)]
+        p = subprocess.run(argv, cwd=request.workdir, capture_output=True, text=True, timeout=600,
+                           stdin=subprocess.DEVNULL)
+        (request.workdir / "polycc.log").write_text(f"$ {shlex.join(argv)}\n{p.stdout}{p.stderr}")
+        if p.returncode != 0 or not out.exists():
+            lines = [ln for ln in (p.stderr + p.stdout).splitlines() if ln.strip()]
+            raise RuntimeError(f"polycc failed (status {p.returncode}): {lines[-1] if lines else 'no output'}")
+        return [request.utilities / "polybench.c", out]
+
+    def command_template(self) -> str:
+        return f"{self.polycc} <kerneldir>/<name>.c {' '.join(PLUTO_OPTIONS)} -o <name>.pluto.c; " + \
+            super().command_template().replace("<kerneldir>/<name>.c", "<name>.pluto.c")
+
+
+def _pluto(ctx: ConfigContext) -> Config:
+    description = "Pluto: polycc --tile --parallel, then cc -O3 -march=native -fopenmp"
+    polycc = ctx.tools.get("pluto")
+    if not polycc:
+        return Config("pluto", (), description=description, unavailable="no --pluto=/path/to/polycc given")
+    if shutil.which(polycc) is None:
+        return Config("pluto", (), description=description, unavailable=f"{polycc} not found")
+    return PlutoConfig("pluto", (ctx.cc, *OPT_FLAGS, "-fopenmp"), description=description, polycc=polycc)
+
+
+register(ConfigSpec("pluto", _pluto, help="Pluto (polycc --tile --parallel, with --pluto=/path/to/polycc), "
+                                          "then cc -O3 -march=native -fopenmp"))

@@ -29,7 +29,7 @@ class PipelineOptions:
     compiler: str = "cc"  # the real compiler, used for preprocessing
     emit_ir: bool = False
     fusion: str = "smart"
-    tile_sizes: tuple[int, ...] = (32, 32, 32)
+    tile_sizes: tuple[int, ...] | None = None   # None: from the cache model of this machine
 
 
 @dataclass
@@ -69,7 +69,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             choose = None
             if options.mode == "pluto":
                 opts = OptimizeOptions(fusion=options.fusion, tile_sizes=options.tile_sizes,
-                                       parallel=options.target == "openmp")
+                                       tile_budget_bytes=tile_budget_bytes(), parallel=options.target == "openmp")
                 choose = lambda scop: choose_schedule(scop, opts)  # noqa: E731
             new, outcomes = regenerate_scops(sdfg, text, choose)
             for o in outcomes:
@@ -95,3 +95,18 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
 def _spliceable(node) -> bool:
     return node.origin is not None and node.origin.spliceable
+
+
+def tile_budget_bytes() -> int:
+    """What one tile's data may occupy on this machine: half the L2 share of one core (sysfs), the
+    rest left to what the tile evicts and to the next tile's data."""
+    from s2s.perf.topology import read_topology
+    from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
+
+    try:
+        l2 = read_topology().cache("L2")
+    except OSError:
+        l2 = None
+    if l2 is None or not l2.size_bytes:
+        return DEFAULT_TILE_BUDGET
+    return max(l2.size_bytes // max(l2.shared_by, 1) // 2, 32 * 1024)

@@ -39,7 +39,7 @@ LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile")
 FUSIONS = ("smart", "max", "no")
-DEFAULT_TILE = (32, 32, 32)
+DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
@@ -54,7 +54,7 @@ class DriverSettings:
     target: str = "c"
     target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
     fuse: str = "smart"
-    tile_sizes: tuple[int, ...] = DEFAULT_TILE
+    tile_sizes: tuple[int, ...] | None = DEFAULT_TILE
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -173,7 +173,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
                 raise ValueError(value)
         except ValueError:
             tile_sizes = DEFAULT_TILE
-            warnings.append(f"{origin}={value!r} is not a list of positive tile sizes; using 32,32,32")
+            warnings.append(f"{origin}={value!r} is not a list of positive tile sizes; using the cache model")
 
     keep, _ = raw("keep")
     fault = env.get("S2S_INJECT_FAULT") or None

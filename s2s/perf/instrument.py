@@ -77,7 +77,7 @@ def _spliceable(node) -> bool:
 
 
 def find_regions(unit: TranslationUnit, text: str, variant: str = "original", mode: str = "pluto",
-                 target: str = "c", fusion: str = "smart", tile_sizes: tuple[int, ...] = (32, 32, 32)) -> list[Region]:
+                 target: str = "c", fusion: str = "smart", tile_sizes: tuple[int, ...] | None = None) -> list[Region]:
     """The regions of ``unit`` (lifted from ``text``): the user's top-level loop nests
     (``variant="original"``) or what ``s2s opt --mode=mode --target=target`` would emit
     (``"optimized"``; ``fusion`` and ``tile_sizes`` as ``--s2s-fuse``/``--s2s-tile``), chosen as
@@ -128,7 +128,7 @@ def _printer_for(target: str) -> type:
     raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
 
 
-def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...]):
+def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...] | None):
     """The schedule chooser of ``mode`` as the pipeline builds it (None: the original schedule)."""
     if mode == "isl":
         return None
@@ -136,7 +136,10 @@ def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...]):
         from s2s.transforms import OptimizeOptions, choose_schedule
     except ImportError as exc:
         raise ValueError(f"mode {mode} is not available in this s2s ({exc})") from exc
-    opts = OptimizeOptions(fusion=fusion, tile_sizes=tuple(tile_sizes), parallel=target == "openmp")
+    from s2s.driver.pipeline import tile_budget_bytes
+
+    opts = OptimizeOptions(fusion=fusion, tile_sizes=tuple(tile_sizes) if tile_sizes else None,
+                           tile_budget_bytes=tile_budget_bytes(), parallel=target == "openmp")
     return lambda scop: choose_schedule(scop, opts)
 
 

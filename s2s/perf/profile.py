@@ -57,7 +57,7 @@ class ProfileOptions:
     mode: str = "pluto"                  # the s2s mode of the optimized variant: pluto, isl, identity
     target: str = "c"                    # its back end: c, openmp
     fusion: str = "smart"                # its scheduler's fusion policy (--s2s-fuse)
-    tile_sizes: tuple[int, ...] = (32, 32, 32)   # its tile sizes (--s2s-tile)
+    tile_sizes: tuple[int, ...] | None = None   # its tile sizes (--s2s-tile; None: the cache model)
     repeat: int = 3
     threads: int | None = None
     hw_counters: str = "auto"            # auto | on | off

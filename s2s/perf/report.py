@@ -59,8 +59,8 @@ def to_json(result: ProfileResult) -> dict:
         "program": {"source": str(o.source), "cpp_args": list(o.cpp_args), "cc": o.cc, "cflags": list(o.cflags),
                     "ldflags": list(o.ldflags), "extra_sources": [str(s) for s in o.extra_sources],
                     "args": list(o.program_args)},
-        "optimizer": {"mode": o.mode, "target": o.target, "fusion": o.fusion, "tile_sizes": list(o.tile_sizes)}
-        if o.optimized else None,
+        "optimizer": {"mode": o.mode, "target": o.target, "fusion": o.fusion,
+                      "tile_sizes": list(o.tile_sizes) if o.tile_sizes else "cache model"} if o.optimized else None,
         "repeat": o.repeat,
         "threads": result.ceilings.threads if result.ceilings else o.threads,
         "machine": {"host": m.get("host"), "cpu": (m.get("topology") or {}).get("cpu_model"), "date": m.get("date"),

@@ -24,10 +24,10 @@ def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
     """Index of the member to run innermost in the point band (the last one on a tie)."""
     scores = [0] * len(members)
     for st in stmts:
-        directions = _directions(st, members)
+        directions = member_directions(st, members)
         if directions is None:
             continue
-        subscripts = [(w, _subscripts(m, st)) for w, m in st.accesses]
+        subscripts = [(w, access_subscripts(m, st)) for w, m in st.accesses]
         for j, d in enumerate(directions):
             for is_write, subs in subscripts:
                 if subs is not None:
@@ -38,7 +38,7 @@ def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
     return max(j for j, s in enumerate(scores) if s == best)
 
 
-def _directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:
+def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:
     """Per member: the change of ``st``'s iterators when that member's loop advances by one and
     the other members stay; None when the band does not determine it (fewer members than loops,
     or a singular matrix)."""
@@ -53,7 +53,7 @@ def _directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | Non
     return [[Fraction(float(inverse[v][j])).limit_denominator(64) for v in range(n)] for j in range(n)]
 
 
-def _subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
+def access_subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
     """The iterator coefficients of each subscript of ``access`` (None if not one affine piece)."""
     try:
         pma = isl.PwMultiAff.from_map(access)

@@ -9,6 +9,7 @@ import islpy as isl
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import innermost_member
+from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
@@ -38,10 +39,13 @@ def parse_mark(name: str) -> tuple[str, int | None]:
 @dataclass(frozen=True)
 class TreeOptions:
     tile: bool = True
-    tile_sizes: tuple[int, ...] = (32, 32, 32)   # per band member, outermost first; the last repeats
+    tile_sizes: tuple[int, ...] | None = None    # per band member, outermost first, the last repeats;
+                                                 # None: from the cache model (tile_sizes.py)
+    tile_budget_bytes: int = DEFAULT_TILE_BUDGET  # what one tile's data may occupy
     parallel: bool = True                        # mark the outermost parallel (tile) loop
     wavefront: bool = True                       # skew tile loops when no tile loop is parallel
     simd: bool = True                            # mark the innermost parallel point loop
+    unroll_jam: int = 4                          # unroll a parallel point loop by this into the SIMD loop (0, 1: no)
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -78,7 +82,9 @@ def rows_map(scop: Scop, sched: PlutoSchedule) -> isl.UnionMap:
     return isl.UnionMap(f"{params}{{ {'; '.join(parts)} }}").intersect_domain(scop.domain)
 
 
-def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions()) -> isl.Schedule:
+def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions(),
+               notes: list[str] | None = None) -> isl.Schedule:
+    """The schedule tree of ``sched``; what was tiled how is appended to ``notes``."""
     rows = sched.rows
 
     def domain_of(stmts: list[Statement]) -> isl.UnionSet:
@@ -116,7 +122,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
         if permutable and options.tile:
-            node = _tile(node, stmts, members, options)
+            node = _tile(node, stmts, members, options, notes if notes is not None else [])
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -124,26 +130,38 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
     return _numbered_marks(build(list(scop.statements), 0))
 
 
-def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
-          options: TreeOptions) -> isl.ScheduleNode:
+def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
+          notes: list[str]) -> isl.ScheduleNode:
     n = len(members)
-    sizes = [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(n)]
+    inner = innermost_member(stmts, members) if n > 1 else 0
+    if options.tile_sizes:
+        sizes = [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(n)]
+    else:
+        sizes = tile_sizes(stmts, members, inner, options.tile_budget_bytes)
     space = node.band_get_space()
     mv = isl.MultiVal.zero(space)
     for j, size in enumerate(sizes):
         mv = mv.set_val(j, isl.Val.int_from_si(space.get_ctx(), size))
     node = node.band_tile(mv)           # node: the tile band; its child: the point band
     coincident = [r.parallel for r in members]
-    inner = innermost_member(stmts, members) if n > 1 else 0
     if inner != n - 1:
         node = _permute_points(node.child(0), inner, coincident).parent()
-    point_coincident = [c for j, c in enumerate(coincident) if j != inner] + [coincident[inner]]
+    order = [j for j in range(n) if j != inner] + [inner]
+    point_coincident = [coincident[j] for j in order]
     if options.simd and point_coincident[-1]:
+        jam = [p for p, j in enumerate(order[:-1])
+               if coincident[j] and options.unroll_jam > 1 and sizes[j] % options.unroll_jam == 0
+               and sizes[j] >= 2 * options.unroll_jam]
+        if jam:
+            node = _unroll_and_jam(node.child(0), jam[0], options.unroll_jam).parent()
         point = node.child(0)
         if n > 1:
             point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
         mark = point.insert_mark(isl.Id(SIMD_MARK))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
+    else:
+        jam = []
+    notes.append(f"tiles {'x'.join(map(str, sizes))}" + (f" unroll-and-jam {options.unroll_jam}" if jam else ""))
     if not options.parallel:
         return node
     if any(coincident):
@@ -151,6 +169,23 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     if options.wavefront and n > 1:
         return _wavefront(node)
     return node
+
+
+def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.ScheduleNode:
+    """Point loop ``position`` strip-mined by ``factor``, its inner part moved below all the point
+    loops and unrolled: ``factor`` copies of the body in the innermost (SIMD) loop, independent
+    chains that share its loads (gemm's ``B[k][j]`` across four rows of ``C``). Legal wherever
+    the point band is: it is a tiling of the band followed by a permutation of its members.
+    Returns the (outer) point band."""
+    space = point.band_get_space()
+    sizes = isl.MultiVal.zero(space)
+    for k in range(space.dim(isl.dim_type.set)):
+        sizes = sizes.set_val(k, isl.Val.int_from_si(space.get_ctx(), factor if k == position else 1))
+    point = point.band_tile(sizes)
+    inner = point.child(0)
+    for k in range(inner.band_n_member()):
+        inner = inner.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
+    return inner.parent()
 
 
 def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool]) -> isl.ScheduleNode:

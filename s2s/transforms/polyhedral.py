@@ -10,6 +10,7 @@ from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed
+from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
 
 
@@ -22,7 +23,8 @@ ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minu
 class OptimizeOptions:
     fusion: str = "smart"
     tile: bool = True
-    tile_sizes: tuple[int, ...] = (32, 32, 32)
+    tile_sizes: tuple[int, ...] | None = None   # None: from the cache model
+    tile_budget_bytes: int = DEFAULT_TILE_BUDGET
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
@@ -39,6 +41,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
             return None, f"original order kept (Pluto-style scheduler: {why})"
         return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}")
+    if not sched.bands() and not (options.parallel and any(r.parallel for r in sched.rows)):
+        # the original order, split into pieces, with nothing to tile or run in parallel: the
+        # regenerated code would lose what the compiler did well with the user's own
+        return None, "original code kept: no permutable band and no parallel loop"
     plain = ""
     if sched.skewed:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -46,15 +52,18 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
         original = scheduler.original_order()
         if any(r.parallel for r in original.rows):
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
-    tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes, parallel=options.parallel,
+    tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
+                               tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd)
-    tree = build_tree(scop, sched, tree_options)
+    tiling: list[str] = []
+    tree = build_tree(scop, sched, tree_options, tiling)
     ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
     if not ok:
         return None, f"original order kept: {how}"
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
-    return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes, {how}, "
+    tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
+    return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                   f"{sched.seconds:.2f} s{plain}")
 
 

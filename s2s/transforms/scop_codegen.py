@@ -29,8 +29,8 @@ class ScopOutcome:
 
 
 def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None) -> tuple[SDFG, list[ScopOutcome]]:
-    """``sdfg`` with every SCoP rebuilt by isl code generation from ``choose(scop)`` (None: the
-    original schedule). ``source`` is the file's text: a SCoP made of several top-level statements
+    """``sdfg`` with every SCoP rebuilt by isl code generation from ``choose(scop)`` (without a
+    chooser: the original schedule; a chooser that returns None leaves the SCoP as written). ``source`` is the file's text: a SCoP made of several top-level statements
     is only replaced when nothing but blanks and comments separates them."""
     outcomes: list[ScopOutcome] = []
     body = sdfg.body
@@ -47,6 +47,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
         schedule, note = choose(scop) if choose else (None, "original schedule")
+        if choose and schedule is None:
+            # the optimizer found nothing better: the user's code stays exactly as written
+            outcomes.append(ScopOutcome(first.id, scop.first_line, False, note))
+            continue
         guard = None
         if schedule is not None:
             try:

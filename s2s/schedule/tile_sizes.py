@@ -1,0 +1,67 @@
+"""Tile sizes from a cache model: the data one tile touches should fit in a share of the cache.
+
+A tile of sizes ``T`` touches, per array, about the product of the sizes of the band members its
+subscripts move with (``C[i][j]`` in an (i, j, k) band: ``Ti * Tj`` elements). Starting from
+``BASE`` per member, the innermost point loop (the stride-1 one) grows first, for long vector
+loops, then the others, doubling while the footprint stays within ``budget_bytes`` (half the
+per-core L2 by default: the other half for what the tile evicts and for the next tile).
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from s2s.analysis.scop import Statement
+from s2s.schedule.pluto import Row
+from s2s.schedule.point_order import access_subscripts, member_directions
+
+BASE = 32
+MAX_INNERMOST = 512
+MAX_OTHER = 256
+ELEMENT_BYTES = 8            # doubles; a float tile is then half as large as assumed
+DEFAULT_TILE_BUDGET = 512 * 1024   # where the machine's caches are not known: half a 1 MiB L2
+
+
+def tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, budget_bytes: int) -> list[int]:
+    n = len(members)
+    moved_by = _arrays_moved_by(stmts, members)
+    sizes = [BASE] * n
+    if moved_by is None:
+        return sizes
+
+    def footprint(s: list[int]) -> int:
+        total = 0
+        for members_of_array in moved_by.values():
+            size = ELEMENT_BYTES
+            for j in members_of_array:
+                size *= s[j]
+            total += size
+        return total
+
+    order = [innermost] + [j for j in range(n) if j != innermost]
+    for j in order:
+        cap = MAX_INNERMOST if j == innermost else MAX_OTHER
+        while sizes[j] * 2 <= cap:
+            grown = sizes[:j] + [sizes[j] * 2] + sizes[j + 1:]
+            if footprint(grown) > budget_bytes:
+                break
+            sizes = grown
+    return sizes
+
+
+def _arrays_moved_by(stmts: list[Statement], members: list[Row]) -> dict[str, set[int]] | None:
+    """Per array: the members along which some access to it moves (None: not known)."""
+    out: dict[str, set[int]] = {}
+    for st in stmts:
+        directions = member_directions(st, members)
+        if directions is None:
+            continue      # fewer loops than the band: it moves with members it shares
+
+        for _, access in st.accesses:
+            subscripts = access_subscripts(access, st)
+            if subscripts is None:
+                return None
+            moved = out.setdefault(access.get_tuple_name(isl.dim_type.out), set())
+            for j, d in enumerate(directions):
+                if any(sum(c * x for c, x in zip(sub, d)) for sub in subscripts):
+                    moved.add(j)
+    return out or None
