@@ -13,7 +13,7 @@
  * without auto-vectorization. With OpenMP every thread runs its own chains; the time is the wall
  * time of the slowest thread (barriers around the timed region).
  *
- * Freq: one dependent chain of integer adds (1 cycle of latency on every core), 128 per loop trip.
+ * Freq: one dependent chain of register-register integer adds (1 cycle of latency on every core), 128 per loop trip.
  *
  * Peak also probes the clock (0.25 ms of dependent adds) right after every timed repetition, so
  * that the clock the bounds use was seen in the same conditions as the FLOPs.
@@ -124,9 +124,11 @@ static double call_chain(int fp64, int width, long iters, double a, double b, in
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-#define ADD1(x) __asm__ __volatile__("add $1, %0" : "+r"(x));
+/* A register operand, not an immediate: Golden Cove and later cores fold chains of
+ * add-immediate at rename (zero latency), which would read as a clock several times too high. */
+#define ADD1(x) __asm__ __volatile__("add %1, %0" : "+r"(x) : "r"(one));
 #elif defined(__aarch64__)
-#define ADD1(x) __asm__ __volatile__("add %0, %0, #1" : "+r"(x));
+#define ADD1(x) __asm__ __volatile__("add %0, %0, %1" : "+r"(x) : "r"(one));
 #endif
 #ifdef ADD1
 #define A8(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x)
@@ -138,6 +140,8 @@ static double probe_hz(long iters)
 {
 #ifdef ADD1
   unsigned long x = 0;
+  volatile unsigned long one_v = 1;
+  unsigned long one = one_v;   /* opaque: the adds cannot be folded */
   double t0 = now();
   for (long i = 0; i < iters; i++) {
     A128(x)
@@ -229,6 +233,8 @@ static int run_freq(double min_seconds, int reps)
   double best = 0, sum = 0;
   int done = 0;
   unsigned long x = 0;
+  volatile unsigned long one_v = 1;
+  unsigned long one = one_v;   /* opaque: the adds cannot be folded */
   for (int r = -2; r < reps; r++) {
     double t0 = now();
     for (long i = 0; i < iters; i++) {
