@@ -8,7 +8,7 @@ declaration code generation hoists.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -60,6 +60,8 @@ class Scop:
     loops: list[Loop]
     declared: tuple[str, ...]    # scalars declared inside the SCoP (hoisted by code generation)
     context: isl.Set             # what is known of the parameters (nothing is assumed: the universe)
+    # one-dimensional arrays modelled as two-dimensional: name -> the parameter p of ``A[e1 * p + e2]``
+    delinearized: dict[str, str] = field(default_factory=dict)
 
     @property
     def arrays(self) -> list[str]:
@@ -354,7 +356,7 @@ class _Model:
             s.schedule = self._flat_schedule(s, depth)
         context = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params)).params())
         return Scop(self.sdfg, self.parent, self.nodes, self.params, self.statements, tree, self.loops,
-                    tuple(self.declared), context)
+                    tuple(self.declared), context, dict(self.delinearized))
 
     # Each visit returns the isl schedule (tree) of what it visited, or None when it has no statement.
     def _sequence(self, children: list[ControlNode], loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]):

@@ -59,7 +59,11 @@ def touched_box(scop: Scop, array: str) -> tuple[list[Expr], list[Expr]]:
     return lo, hi
 
 
-def _address(array: str, index: list[Expr], past: bool = False) -> Expr:
+def _address(scop: Scop, array: str, index: list[Expr], past: bool = False) -> Expr:
+    row = scop.delinearized.get(array)
+    if row is not None:   # modelled as A[outer][inner], written A[outer * row + inner]
+        outer, inner = index
+        index = [Binary("+", Binary("*", outer, Sym(row)), inner)]
     element: Expr = Unary("&", Access(array, tuple(index)))
     if past:
         element = Binary("+", element, Const("1"))
@@ -76,7 +80,7 @@ def no_overlap_condition(scop: Scop) -> Expr | None:
     cond: Expr | None = None
     for a, b in pairs:
         (alo, ahi), (blo, bhi) = boxes[a], boxes[b]
-        disjoint = Binary("||", Binary("<=", _address(a, ahi, past=True), _address(b, blo)),
-                          Binary("<=", _address(b, bhi, past=True), _address(a, alo)))
+        disjoint = Binary("||", Binary("<=", _address(scop, a, ahi, past=True), _address(scop, b, blo)),
+                          Binary("<=", _address(scop, b, bhi, past=True), _address(scop, a, alo)))
         cond = disjoint if cond is None else Binary("&&", cond, disjoint)
     return cond
