@@ -6,7 +6,7 @@ and keep the result in the cache directory.
 
 What is measured (``s2s/perf/kernels``, compiled on the spot with the host compiler):
 
-* the core clock (a chain of dependent integer adds, one a cycle);
+* the core clock (a chain of dependent register-register integer adds, one a cycle);
 * peak FP64 and FP32 FLOP/s, scalar and at every SIMD width up to the widest, on 1 thread and on
   all usable CPUs (FMA chains on 12-16 independent accumulators);
 * STREAM copy, scale, add, triad, plus load-only and store-only, on arrays of at least 4x the
@@ -289,7 +289,7 @@ def _s2s_version() -> str | None:
 def method_lines(topo: Topology, plan: Plan) -> list[str]:
     widths = ", ".join(f"{w * 8}-bit" for w in simd_widths(topo))
     return [
-        "clock: a chain of dependent integer adds (1 cycle each), 128 per loop trip, best of "
+        "clock: a chain of dependent register-register integer adds (1 cycle each; add-immediate chains are folded at rename by some cores), 128 per loop trip, best of "
         f"{plan.freq_reps} runs of {plan.freq_seconds * 1e3:g} ms, probed before, between and after the other runs, "
         "and right after every repetition of the FLOP kernels (the bounds use the highest clock seen)",
         "peak FLOP/s: acc = acc * a + b on 12-16 independent accumulators per thread (one FMA each: 2 FLOP "
