@@ -31,7 +31,7 @@ static double param_shadow(double t, int n)
 
 int main(void)
 {
-    int a[10][10];
+    int a[10][10] = {{0}}; /* only some cells are written below; the rest must be defined */
     for (int i = 0; i < 10; i++) {
         for (int j = 0; j < 10; j++) {
             int i = j * 2; /* shadows the outer loop counter */
