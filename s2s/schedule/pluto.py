@@ -184,7 +184,7 @@ def _unique(maps: list[isl.Map]) -> list[isl.Map]:
 
 
 class PlutoScheduler:
-    def __init__(self, scop: Scop, deps: Dependences, fusion: str = "smart", budget_s: float = 5.0,
+    def __init__(self, scop: Scop, deps: Dependences, fusion: str = "smart", budget_s: float = 2.0,
                  max_operations: int = 30_000_000):
         if fusion not in FUSION_POLICIES:
             raise ValueError(f"fusion policy {fusion!r} (expected one of {', '.join(FUSION_POLICIES)})")

@@ -2,6 +2,7 @@
 checked for legality before it is used (else the SCoP keeps its original order)."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import islpy as isl
@@ -17,6 +18,13 @@ from s2s.schedule.tree import TreeOptions, build_tree, rows_map
 # The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
 ISL_FALLBACK_OPERATIONS = 20_000_000
 ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minutes on large SCoPs
+# Unrolled copies need one guard each in partial tiles: on several fused statements of different
+# extents (3mm's initialization) isl's AST generator then takes seconds; past this budget (about
+# 0.2 s) the tiles are generated without unroll-and-jam. Every PolyBench kernel fits in it.
+UNROLL_JAM_AST_OPERATIONS = 1_000_000
+# The scheduler's wall-clock budget per SCoP: successful PolyBench schedules take under 0.4 s; the
+# whole optimizer must stay under 5 s per file (parsing and code generation included).
+SCHEDULER_BUDGET_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,7 @@ class OptimizeOptions:
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
-    budget_s: float = 5.0
+    budget_s: float = SCHEDULER_BUDGET_S
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str]:
@@ -57,6 +65,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
                                wavefront=options.wavefront, simd=options.simd)
     tiling: list[str] = []
     tree = build_tree(scop, sched, tree_options, tiling)
+    if any("unroll-and-jam" in t for t in tiling) and not _ast_is_cheap(scop, tree):
+        tiling = []
+        tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
+        plain += "; no unroll-and-jam (its code generation is too dear here)"
     ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
     if not ok:
         return None, f"original order kept: {how}"
@@ -65,6 +77,20 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
     tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
     return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                   f"{sched.seconds:.2f} s{plain}")
+
+
+def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.reset_operations()
+    ctx.set_max_operations(UNROLL_JAM_AST_OPERATIONS)
+    try:
+        isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
+        return True
+    except isl.Error:
+        return False
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
 
 
 def _isl_fallback(scop: Scop, deps, reason: str) -> tuple[isl.Schedule | None, str]:
