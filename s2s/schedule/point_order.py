@@ -38,6 +38,26 @@ def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
     return max(j for j, s in enumerate(scores) if s == best)
 
 
+def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
+    """How well the innermost loop of a schedule walks memory: the access scores of the deepest
+    statements along the direction of their innermost varying row (None when a statement's rows
+    do not determine it)."""
+    depth = max((len(st.iterators) for st in stmts), default=0)
+    total = 0
+    for st in stmts:
+        if len(st.iterators) != depth or depth == 0:
+            continue
+        varying = [r for r in rows if r.kind == "hyperplane" and any(r.coefficients[st.name][:depth])]
+        directions = member_directions(st, varying)
+        if directions is None:
+            return None
+        for is_write, access in st.accesses:
+            subs = access_subscripts(access, st)
+            if subs is not None:
+                total += _access_score(subs, directions[-1]) * (2 if is_write else 1)
+    return total
+
+
 def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:
     """Per member: the change of ``st``'s iterators when that member's loop advances by one and
     the other members stay; None when the band does not determine it (fewer members than loops,

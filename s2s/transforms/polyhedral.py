@@ -10,7 +10,8 @@ import islpy as isl
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
-from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed
+from s2s.schedule.pluto import PlutoSchedule, PlutoScheduler, SchedulingFailed
+from s2s.schedule.point_order import innermost_locality
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
 
@@ -53,6 +54,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
         # the original order, split into pieces, with nothing to tile or run in parallel: the
         # regenerated code would lose what the compiler did well with the user's own
         return None, "original code kept: no permutable band and no parallel loop"
+    if all(len(b) < 2 for b in sched.bands()):
+        loss = _untiled_loss(scop, sched, scheduler.original_order(), options.parallel)
+        if loss:
+            return None, f"original code kept: the schedule tiles nothing and {loss}"
     plain = ""
     if sched.skewed:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -77,6 +82,22 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
     tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
     return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                   f"{sched.seconds:.2f} s{plain}")
+
+
+def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, parallel: bool) -> str | None:
+    """Why a schedule without tiles is not worth regenerating the SCoP (None: it is). Its new loop
+    order is all it changes: a column walk (trisolv's L[i][j] with i innermost) costs more than
+    the parallelism it may bring, and an order that walks memory no better gains nothing unless
+    a loop runs in parallel."""
+    new = innermost_locality(list(scop.statements), sched.rows)
+    old = innermost_locality(list(scop.statements), original.rows)
+    if new is None or old is None:
+        return None
+    if new < old:
+        return "its innermost loop walks memory worse"
+    if new == old and not (parallel and any(r.parallel for r in sched.rows)):
+        return "walks memory no better, with no loop to run in parallel"
+    return None
 
 
 def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
