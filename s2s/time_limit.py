@@ -1,4 +1,4 @@
-"""Run a call under a hard time limit.
+"""Bounds on work: a call under a hard time limit, isl calls under an operation budget.
 
 isl's integer programming and Farkas duals cannot be interrupted from Python, and its operation
 counter does not cover them all; a forked child that is killed at the limit stops them for sure.
@@ -6,7 +6,10 @@ counter does not cover them all; a forked child that is killed at the limit stop
 from __future__ import annotations
 
 import os
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+import islpy as isl
 
 
 class TimeLimitExceeded(Exception):
@@ -93,3 +96,17 @@ def _run_in_child(fn: Callable[[], object], seconds: float):
     if kind == "error":
         raise value
     return value
+
+
+@contextmanager
+def isl_operation_limit(operations: int) -> Iterator[None]:
+    """isl calls inside raise ``isl.Error`` once they have done ``operations`` elementary steps
+    between them (isl's own counter; the limit is lifted on the way out)."""
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.reset_operations()
+    ctx.set_max_operations(operations)
+    try:
+        yield
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences
+from s2s.time_limit import isl_operation_limit
 
 
 def violated(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> isl.UnionMap:
@@ -58,16 +59,11 @@ def check(deps: Dependences, untiled: isl.UnionMap, final: isl.Schedule, band_ro
     the band condition above, which implies it."""
     if not is_legal(deps, untiled):
         return False, "the schedule violates a dependence"
-    ctx = isl.DEFAULT_CONTEXT
-    ctx.reset_operations()
-    ctx.set_max_operations(max_operations)
     try:
-        exact = is_legal(deps, final)
+        with isl_operation_limit(max_operations):
+            exact = is_legal(deps, final)
     except isl.Error:
         exact = None
-    finally:
-        ctx.set_max_operations(0)
-        ctx.reset_operations()
     if exact is True:
         return True, "checked exactly"
     if exact is False:

@@ -23,12 +23,15 @@ import networkx as nx
 
 from s2s.analysis.dependences import Dependences, maps_of
 from s2s.analysis.scop import Scop
-from s2s.time_limit import TimeLimitExceeded, run_with_time_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 FUSION_POLICIES = ("smart", "max", "no")
 COEFFICIENT_BOUND = 4     # keeps the integer program small; Pluto's skewing factors rarely exceed it
 # Larger integer programs are not even tried (the time budget would stop them anyway).
 MAX_UNKNOWNS = 96
+# Wall-clock budget per SCoP: successful PolyBench schedules take under 0.4 s, and the whole
+# optimizer must stay under 5 s per file (parsing and code generation included).
+BUDGET_S = 2.0
 
 
 class SchedulingFailed(Exception):
@@ -184,7 +187,7 @@ def _unique(maps: list[isl.Map]) -> list[isl.Map]:
 
 
 class PlutoScheduler:
-    def __init__(self, scop: Scop, deps: Dependences, fusion: str = "smart", budget_s: float = 2.0,
+    def __init__(self, scop: Scop, deps: Dependences, fusion: str = "smart", budget_s: float = BUDGET_S,
                  max_operations: int = 30_000_000):
         if fusion not in FUSION_POLICIES:
             raise ValueError(f"fusion policy {fusion!r} (expected one of {', '.join(FUSION_POLICIES)})")
@@ -354,16 +357,11 @@ class PlutoScheduler:
             raise SchedulingFailed(f"time budget of {self.budget_s:g} s exceeded") from None
 
     def _schedule_counted(self) -> PlutoSchedule:
-        ctx = isl.DEFAULT_CONTEXT
-        ctx.reset_operations()
-        ctx.set_max_operations(self.max_operations)
         try:
-            return self._schedule()
+            with isl_operation_limit(self.max_operations):
+                return self._schedule()
         except isl.Error as exc:
             raise SchedulingFailed(f"isl gave up ({str(exc).splitlines()[0][:80]})") from exc
-        finally:
-            ctx.set_max_operations(0)
-            ctx.reset_operations()
 
     def _schedule(self) -> PlutoSchedule:
         start = time.perf_counter()

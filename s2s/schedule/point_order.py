@@ -29,9 +29,7 @@ def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
             continue
         subscripts = [(w, access_subscripts(m, st)) for w, m in st.accesses]
         for j, d in enumerate(directions):
-            for is_write, subs in subscripts:
-                if subs is not None:
-                    scores[j] += _access_score(subs, d) * (2 if is_write else 1)
+            scores[j] += _score_along(subscripts, d)
             if members[j].parallel:
                 scores[j] += PARALLEL_BONUS
     best = max(scores)
@@ -51,10 +49,7 @@ def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
         directions = member_directions(st, varying)
         if directions is None:
             return None
-        for is_write, access in st.accesses:
-            subs = access_subscripts(access, st)
-            if subs is not None:
-                total += _access_score(subs, directions[-1]) * (2 if is_write else 1)
+        total += _score_along([(w, access_subscripts(m, st)) for w, m in st.accesses], directions[-1])
     return total
 
 
@@ -92,6 +87,12 @@ def access_subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
             return None
         out.append([aff.get_coefficient_val(isl.dim_type.in_, v).to_python() for v in range(len(st.iterators))])
     return out
+
+
+def _score_along(subscripts: list[tuple[bool, list[list[int]] | None]], direction: list[Fraction]) -> int:
+    """One statement's accesses (is_write, subscripts) scored along ``direction``."""
+    return sum(_access_score(subs, direction) * (2 if is_write else 1) for is_write, subs in subscripts
+               if subs is not None)
 
 
 def _access_score(subscripts: list[list[int]], direction: list[Fraction]) -> int:

@@ -10,10 +10,11 @@ import islpy as isl
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
-from s2s.schedule.pluto import PlutoSchedule, PlutoScheduler, SchedulingFailed
+from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
+from s2s.time_limit import isl_operation_limit
 
 
 # The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
@@ -23,9 +24,6 @@ ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minu
 # extents (3mm's initialization) isl's AST generator then takes seconds; past this budget (about
 # 0.2 s) the tiles are generated without unroll-and-jam. Every PolyBench kernel fits in it.
 UNROLL_JAM_AST_OPERATIONS = 1_000_000
-# The scheduler's wall-clock budget per SCoP: successful PolyBench schedules take under 0.4 s; the
-# whole optimizer must stay under 5 s per file (parsing and code generation included).
-SCHEDULER_BUDGET_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,7 @@ class OptimizeOptions:
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
-    budget_s: float = SCHEDULER_BUDGET_S
+    budget_s: float = BUDGET_S
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str]:
@@ -101,33 +99,23 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
 
 
 def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
-    ctx = isl.DEFAULT_CONTEXT
-    ctx.reset_operations()
-    ctx.set_max_operations(UNROLL_JAM_AST_OPERATIONS)
     try:
-        isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
+        with isl_operation_limit(UNROLL_JAM_AST_OPERATIONS):
+            isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
         return True
     except isl.Error:
         return False
-    finally:
-        ctx.set_max_operations(0)
-        ctx.reset_operations()
 
 
 def _isl_fallback(scop: Scop, deps, reason: str) -> tuple[isl.Schedule | None, str]:
     validity = deps.flow.union(deps.anti).union(deps.output)
-    ctx = isl.DEFAULT_CONTEXT
-    ctx.reset_operations()
-    ctx.set_max_operations(ISL_FALLBACK_OPERATIONS)
     try:
-        sc = isl.ScheduleConstraints.on_domain(scop.domain).set_validity(validity).set_proximity(validity)
-        schedule = sc.compute_schedule()
-        legal = is_legal(deps, schedule)
+        with isl_operation_limit(ISL_FALLBACK_OPERATIONS):
+            sc = isl.ScheduleConstraints.on_domain(scop.domain).set_validity(validity).set_proximity(validity)
+            schedule = sc.compute_schedule()
+            legal = is_legal(deps, schedule)
     except isl.Error as exc:
         return None, f"original order kept ({reason}; isl scheduler gave up: {str(exc).splitlines()[0][:60]})"
-    finally:
-        ctx.set_max_operations(0)
-        ctx.reset_operations()
     if not legal:
         return None, f"original order kept ({reason}; isl's schedule failed the legality check)"
     return schedule, f"isl scheduler ({reason})"

@@ -15,6 +15,7 @@ from s2s.analysis import find_scops
 from s2s.analysis.dependences import carries_conflict
 from s2s.ir import SDFG, Binary, For, Map, Schedule, Sequence, Sym, walk
 from s2s.ir.rewrite import map_sequences
+from s2s.time_limit import isl_operation_limit
 
 CROSS_CHECK_OPERATIONS = 300_000
 
@@ -39,21 +40,17 @@ def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
     probe = dataclasses.replace(sdfg, body=Sequence("S.probe", (_maps_to_loops(seq, lambda m: True),)))
     wanted = {n.id for n in walk(seq) if isinstance(n, Map)}
     proven: set[str] = set()
-    ctx = isl.DEFAULT_CONTEXT
     for scop in find_scops(probe):
         for loop in scop.loops:
             if loop.node.id not in wanted:
                 continue
-            ctx.reset_operations()
-            ctx.set_max_operations(CROSS_CHECK_OPERATIONS)
             try:
-                if not carries_conflict(scop, loop):
-                    proven.add(loop.node.id)
+                with isl_operation_limit(CROSS_CHECK_OPERATIONS):
+                    conflict = carries_conflict(scop, loop)
             except isl.Error:
-                proven.add(loop.node.id)   # too dear to cross-check: the schedule's proof stands
-            finally:
-                ctx.set_max_operations(0)
-                ctx.reset_operations()
+                conflict = False   # too dear to cross-check: the schedule's proof stands
+            if not conflict:
+                proven.add(loop.node.id)
     return proven
 
 

@@ -131,6 +131,12 @@ static double call_chain(int fp64, int width, long iters, double a, double b, in
 #define ADD1(x) __asm__ __volatile__("add %0, %0, %1" : "+r"(x) : "r"(one));
 #endif
 #ifdef ADD1
+/* 1, read through a volatile: the compiler cannot fold the adds into one. */
+static unsigned long opaque_one(void)
+{
+  volatile unsigned long one = 1;
+  return one;
+}
 #define A8(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x) ADD1(x)
 #define A128(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x) A8(x)
 #endif
@@ -140,8 +146,7 @@ static double probe_hz(long iters)
 {
 #ifdef ADD1
   unsigned long x = 0;
-  volatile unsigned long one_v = 1;
-  unsigned long one = one_v;   /* opaque: the adds cannot be folded */
+  unsigned long one = opaque_one();
   double t0 = now();
   for (long i = 0; i < iters; i++) {
     A128(x)
@@ -233,8 +238,7 @@ static int run_freq(double min_seconds, int reps)
   double best = 0, sum = 0;
   int done = 0;
   unsigned long x = 0;
-  volatile unsigned long one_v = 1;
-  unsigned long one = one_v;   /* opaque: the adds cannot be folded */
+  unsigned long one = opaque_one();
   for (int r = -2; r < reps; r++) {
     double t0 = now();
     for (long i = 0; i < iters; i++) {
