@@ -60,6 +60,8 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
                    help="the scheduler's fusion policy, as --s2s-fuse (default: smart)")
     p.add_argument("--tile", type=_tile_sizes, default=None, metavar="N,N,..",
                    help="tile sizes, outermost first, as --s2s-tile (default: from the cache model)")
+    p.add_argument("--kernels", choices=("on", "off"), default="on",
+                   help="matrix-multiply statements as register-blocked kernels, as --s2s-kernels (default: on)")
     p.add_argument("--report", action="store_true", help="print one line per loop nest on stderr")
     p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler used to preprocess")
     p.epilog = "Preprocessor flags -D -U -I -include -imacros -isystem -iquote -idirafter -std= are accepted."
@@ -75,7 +77,7 @@ def _run_opt(ns: argparse.Namespace) -> int:
     from s2s.errors import S2SError
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
-                              emit_ir=bool(ns.emit_ir), fusion=ns.fuse)
+                              emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on")
     if ns.tile:
         options = replace(options, tile_sizes=ns.tile)
     if not os.path.isfile(ns.input):

@@ -197,6 +197,15 @@ def test_scheduler_budget_is_a_hard_limit():
         PlutoScheduler(scop, compute_dependences(scop), budget_s=0.5).schedule()
 
 
+def test_isl_fallback_has_the_same_hard_limit():
+    """When the Pluto-style scheduler runs out of time (on a loaded machine), isl's scheduler is
+    tried under the same budget: on heat-3d it once ran for many minutes past its operation limit."""
+    from s2s.transforms import OptimizeOptions, choose_schedule
+
+    tree, note = choose_schedule(kernel_scop("heat-3d", "LARGE"), OptimizeOptions(budget_s=0.05))
+    assert "time budget" in note and (tree is None) == note.startswith("original order kept")
+
+
 def test_skewed_tiles_only_where_nothing_else_runs_in_parallel():
     args = [f"-I{SUITE_ROOT / 'utilities'}", "-DMINI_DATASET"]
     jacobi = optimize_c_file(str(kernel_source(KERNELS["jacobi-2d"])), args,

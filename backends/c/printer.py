@@ -9,13 +9,16 @@ import re
 
 from s2s.ir import (
     SDFG, Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr,
-    ExprPrinter, For, IfElse, LibraryNode, Map, Opaque, Range, Return, Sequence, Sym, Tasklet, While,
+    ExprPrinter, For, IfElse, LibraryNode, MatMul, Map, Opaque, Range, Return, Sequence, Sym, Tasklet, While,
 )
 from s2s.ir import expr as ex
+
+from backends.c.matmul import expand_matmul
 
 
 class CPrinter:
     indent_unit = "  "
+    threads = False   # whether library node expansions may start threads (OpenMP)
 
     def __init__(self, sdfg: SDFG, expr_printer: ExprPrinter | None = None):
         self.sdfg = sdfg
@@ -133,6 +136,9 @@ class CPrinter:
         for comp in node.graph.computations():
             if isinstance(comp, Tasklet):
                 out.append(self.pad(level) + self.tasklet_statement(node, comp))
+            elif isinstance(comp, MatMul):
+                out += [self.pad(level) + line for line in
+                        expand_matmul(comp, self.expr, set(self.containers), self.threads and comp.parallel)]
             elif isinstance(comp, LibraryNode):
                 out.append(self.pad(level) + self.library_statement(node, comp))
         return out

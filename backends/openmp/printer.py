@@ -11,6 +11,8 @@ MIN_FLAT_PARALLEL_ITERATIONS = 4096
 
 
 class OpenMPPrinter(CPrinter):
+    threads = True
+
     def map_pragmas(self, node: Map, level: int) -> list[str]:
         pad = self.pad(level)
         if node.schedule is Schedule.CPU_MULTICORE:

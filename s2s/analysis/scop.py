@@ -305,6 +305,9 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
         close()
 
     def descend(node: ControlNode) -> None:
+        if isinstance(node, Sequence):   # a nested block: its own runs of affine children
+            visit_sequence(node)
+            return
         for c in child_nodes(node):
             if isinstance(c, Sequence):
                 visit_sequence(c)

@@ -30,6 +30,7 @@ class PipelineOptions:
     emit_ir: bool = False
     fusion: str = "smart"
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model of this machine
+    kernels: bool = True   # matrix-multiply statements as register-blocked library nodes
 
 
 @dataclass
@@ -69,7 +70,8 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             choose = None
             if options.mode == "pluto":
                 opts = OptimizeOptions(fusion=options.fusion, tile_sizes=options.tile_sizes,
-                                       tile_budget_bytes=tile_budget_bytes(), parallel=options.target == "openmp")
+                                       tile_budget_bytes=tile_budget_bytes(), parallel=options.target == "openmp",
+                                       matmul=kernel_target() if options.kernels else None)
                 choose = lambda scop: choose_schedule(scop, opts)  # noqa: E731
             new, outcomes = regenerate_scops(sdfg, text, choose)
             for o in outcomes:
@@ -110,3 +112,22 @@ def tile_budget_bytes() -> int:
     if l2 is None or not l2.size_bytes:
         return DEFAULT_TILE_BUDGET
     return max(l2.size_bytes // max(l2.shared_by, 1) // 2, 32 * 1024)
+
+
+def kernel_target():
+    """This machine's vector registers and caches, for the blocking of matrix-multiply kernels."""
+    from s2s.perf.topology import read_topology
+    from s2s.schedule.matmul import KernelTarget
+
+    default = KernelTarget()
+    try:
+        topo = read_topology()
+    except OSError:
+        return default
+    l1, l2 = topo.cache("L1"), topo.cache("L2")
+    return KernelTarget(
+        vector_bytes=max(topo.simd_bits // 8, 16),
+        vector_registers=32 if "avx512f" in topo.isa else 16,
+        l1_bytes=l1.size_bytes if l1 is not None and l1.size_bytes else default.l1_bytes,
+        l2_bytes=(l2.size_bytes // max(l2.shared_by, 1)) if l2 is not None and l2.size_bytes else default.l2_bytes,
+    )

@@ -9,6 +9,8 @@ flag                environment            meaning
 ``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
 ``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
 ``--s2s-tile=L``    ``S2S_TILE``           tile sizes, outermost first, e.g. ``32,32,64`` (the last repeats)
+``--s2s-kernels=K`` ``S2S_KERNELS``        ``on`` (default): matrix-multiply statements as register-blocked
+                                           kernels; ``off``: as tiled loops
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
@@ -37,7 +39,7 @@ FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
-_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile")
+_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
@@ -55,6 +57,7 @@ class DriverSettings:
     target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
     fuse: str = "smart"
     tile_sizes: tuple[int, ...] | None = DEFAULT_TILE
+    kernels: bool = True
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -66,7 +69,8 @@ class DriverSettings:
         from s2s.driver.pipeline import PipelineOptions
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
-                               compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes)
+                               compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
+                               kernels=self.kernels)
 
     @property
     def compiler_name(self) -> str:
@@ -187,6 +191,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         target_given=bool(raw("target")[0]),
         fuse=choice("fuse", FUSIONS, "smart"),
         tile_sizes=tile_sizes,
+        kernels=choice("kernels", ("on", "off"), "on") == "on",
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,

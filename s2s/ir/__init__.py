@@ -3,8 +3,8 @@
 A TranslationUnit holds SDFGs (one per function). An SDFG has data containers (Scalar, Array,
 Symbol) and a control tree (Sequence, For, Map, IfElse, While, Break, Continue, Return, Declare,
 Opaque) whose leaves are dataflow Blocks: AccessNodes, Tasklets and LibraryNodes joined by Memlets
-with symbolic subsets. Everything is an immutable dataclass with a stable id; transformations
-return new objects.
+with symbolic subsets; library.py holds the library nodes that back ends expand (MatMul).
+Everything is an immutable dataclass with a stable id; transformations return new objects.
 """
 from s2s.ir.control import (
     LOOPS, Block, Break, Continue, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Schedule,
@@ -14,6 +14,7 @@ from s2s.ir.data import Array, Data, Scalar, Storage, Symbol
 from s2s.ir.dataflow import (
     AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet,
 )
+from s2s.ir.library import Blocking, Extent, MatMul
 from s2s.ir.expr import (
     PURE_FUNCTIONS, Access, Binary, Call, Cast, Const, Expr, ExprPrinter, SizeOf, Sym, Ternary, Unary,
     format_expr,
@@ -30,6 +31,7 @@ __all__ = [
     "Return", "Schedule", "Sequence", "SourceSpan", "While", "child_nodes", "contains_loop", "walk",
     "Array", "Data", "Scalar", "Storage", "Symbol",
     "AccessNode", "DataflowGraph", "DataflowNode", "LibraryNode", "Memlet", "Range", "Subscript", "Tasklet",
+    "Blocking", "Extent", "MatMul",
     "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
     "Ternary", "Unary", "format_expr",
     "SDFG", "TranslationUnit",

@@ -11,7 +11,7 @@ import enum
 import json
 from typing import Any
 
-from s2s.ir import control, data, dataflow, expr, sdfg, types
+from s2s.ir import control, data, dataflow, expr, library, sdfg, types
 
 FORMAT_VERSION = 1
 
@@ -24,6 +24,7 @@ _CLASSES: dict[str, type] = {
         data.Scalar, data.Array, data.Symbol,
         dataflow.Range, dataflow.AccessNode, dataflow.Tasklet, dataflow.LibraryNode, dataflow.Memlet,
         dataflow.DataflowGraph,
+        library.Blocking, library.Extent, library.MatMul,
         control.SourceSpan, control.Block, control.Declare, control.Sequence, control.For, control.Map,
         control.IfElse, control.While, control.Break, control.Continue, control.Return, control.Opaque,
         sdfg.SDFG, sdfg.TranslationUnit,

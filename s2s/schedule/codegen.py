@@ -17,6 +17,7 @@ from s2s.ir import (
     Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
     Tasklet, Ternary, Unary, expr as ex,
 )
+from s2s.schedule.matmul import matmul_block, parse_mark_name
 from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark
 
 
@@ -79,8 +80,9 @@ def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, Expr]) -> Expr:
 
 
 class _Generator:
-    def __init__(self, scop: Scop, fresh_ids: itertools.count):
+    def __init__(self, scop: Scop, fresh_ids: itertools.count, build: isl.AstBuild):
         self.scop = scop
+        self.build = build
         self.statements = {s.name: s for s in scop.statements}
         self.original_for = {l.node.var: l.node for l in scop.loops}
         self.used_ids: set[str] = set()
@@ -113,6 +115,13 @@ class _Generator:
             child = n.mark_get_node()
             inner = self.node(child, rename)
             kind, depth = parse_mark(n.mark_get_id().get_name())
+            kernel = parse_mark_name(kind)
+            if kernel is not None:
+                # the library node runs the statement's whole domain; isl's loops for it are unused
+                name, blocking, parallel = kernel
+                bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
+                return [matmul_block(self.scop, self.statements[name], blocking, parallel, bound,
+                                     self._id(self.statements[name].block.id))]
             schedule = _MARK_SCHEDULES.get(kind)
             # only the loop of the marked band member (see tree.mark_id), never the next one
             marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
@@ -254,7 +263,7 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None) -> tuple[Sequence
     schedule = schedule if schedule is not None else scop.schedule_tree
     build = isl.AstBuild.from_context(scop.context)
     ast = build.node_from_schedule(schedule)
-    gen = _Generator(scop, itertools.count())
+    gen = _Generator(scop, itertools.count(), build)
     body = gen.node(ast, {})
     hoisted = [Declare(f"D.hoist.{name}", name) for name in scop.declared]
     return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted + body)), gen.new_vars

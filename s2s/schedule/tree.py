@@ -46,6 +46,8 @@ class TreeOptions:
     wavefront: bool = True                       # skew tile loops when no tile loop is parallel
     simd: bool = True                            # mark the innermost parallel point loop
     unroll_jam: int = 4                          # unroll a parallel point loop by this into the SIMD loop (0, 1: no)
+    kernels: tuple[tuple[str, str], ...] = ()    # (statement, mark): statements run by a library node,
+                                                 # each alone at the top of the schedule (matmul.py)
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -65,9 +67,8 @@ def _varies(row: Row, stmts: list[Statement]) -> bool:
 
 
 def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnionPwAff:
-    params = f"[{', '.join(scop.params)}] -> " if scop.params else ""
     parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in rows)}]" for s in stmts]
-    umap = isl.UnionMap(f"{params}{{ {'; '.join(parts)} }}")
+    umap = isl.UnionMap(f"{_params(scop)}{{ {'; '.join(parts)} }}")
     domain = isl.UnionSet.empty(umap.get_space().params())
     for s in stmts:
         domain = domain.union(isl.UnionSet.from_set(s.domain))
@@ -76,10 +77,9 @@ def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnion
 
 def rows_map(scop: Scop, sched: PlutoSchedule) -> isl.UnionMap:
     """The schedule as one map per statement to a time space with one dimension per row."""
-    params = f"[{', '.join(scop.params)}] -> " if scop.params else ""
     parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in sched.rows)}]"
              for s in scop.statements]
-    return isl.UnionMap(f"{params}{{ {'; '.join(parts)} }}").intersect_domain(scop.domain)
+    return isl.UnionMap(f"{_params(scop)}{{ {'; '.join(parts)} }}").intersect_domain(scop.domain)
 
 
 def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions(),
@@ -93,7 +93,11 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             out = out.union(isl.UnionSet.from_set(s.domain))
         return out
 
+    kernels = dict(options.kernels)
+
     def build(stmts: list[Statement], k: int) -> isl.Schedule:
+        if len(stmts) == 1 and stmts[0].name in kernels:
+            return _kernel_branch(scop, stmts[0], kernels[stmts[0].name])
         if k == len(rows):
             return isl.Schedule.from_domain(domain_of(stmts))
         row = rows[k]
@@ -128,6 +132,20 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         return node.get_schedule()
 
     return _numbered_marks(build(list(scop.statements), 0))
+
+
+def _kernel_branch(scop: Scop, stmt: Statement, mark: str) -> isl.Schedule:
+    """The statement in its original order under ``mark``: code generation puts the library
+    node the mark names in place of these loops."""
+    names = ", ".join(stmt.iterators)
+    umap = isl.UnionMap(f"{_params(scop)}{{ {stmt.name}[{names}] -> [{names}] }}")
+    schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(stmt.domain)).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(umap.intersect_domain(isl.UnionSet.from_set(stmt.domain))))
+    return schedule.get_root().child(0).insert_mark(isl.Id(mark)).get_schedule()
+
+
+def _params(scop: Scop) -> str:
+    return f"[{', '.join(scop.params)}] -> " if scop.params else ""
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,

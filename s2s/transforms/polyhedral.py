@@ -10,11 +10,14 @@ import islpy as isl
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
+from s2s.schedule.matmul import (
+    KernelTarget, MatMulPattern, alone_at_top, blocking_for, kernel_order_is_legal, mark_name, match_matmul,
+)
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
-from s2s.time_limit import isl_operation_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 
 # The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
@@ -36,6 +39,8 @@ class OptimizeOptions:
     wavefront: bool = True
     simd: bool = True
     budget_s: float = BUDGET_S
+    matmul: KernelTarget | None = None   # run matrix-multiply statements as register-blocked
+                                         # library nodes for this machine (None: as loops)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str]:
@@ -47,17 +52,14 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
             return None, f"original order kept (Pluto-style scheduler: {why})"
-        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}")
-    if not sched.bands() and not (options.parallel and any(r.parallel for r in sched.rows)):
-        # the original order, split into pieces, with nothing to tile or run in parallel: the
-        # regenerated code would lose what the compiler did well with the user's own
-        return None, "original code kept: no permutable band and no parallel loop"
-    if all(len(b) < 2 for b in sched.bands()):
-        loss = _untiled_loss(scop, sched, scheduler.original_order(), options.parallel)
-        if loss:
-            return None, f"original code kept: the schedule tiles nothing and {loss}"
+        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s)
+    sched, kernels = _matmul_kernels(scop, deps, sched, options)
+    # (a library node is a gain of its own: these rules are about new loop orders only)
+    reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
+    if reason:
+        return None, reason
     plain = ""
-    if sched.skewed:
+    if sched.skewed and not kernels:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
         original = scheduler.original_order()
@@ -65,7 +67,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
-                               wavefront=options.wavefront, simd=options.simd)
+                               wavefront=options.wavefront, simd=options.simd, kernels=kernels)
     tiling: list[str] = []
     tree = build_tree(scop, sched, tree_options, tiling)
     if any("unroll-and-jam" in t for t in tiling) and not _ast_is_cheap(scop, tree):
@@ -78,8 +80,53 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
     tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
+    if kernels:
+        plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                   f"{sched.seconds:.2f} s{plain}")
+
+
+def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule,
+                    options: OptimizeOptions) -> tuple[PlutoSchedule, tuple[tuple[str, str], ...]]:
+    """Matrix-multiply statements to run as MatMul library nodes (with their tree marks), and the
+    schedule that sets them apart: ``sched``, or the unfused one when it sets apart more of them."""
+    if options.matmul is None:
+        return sched, ()
+    found = []
+    for stmt in scop.statements:
+        pattern = match_matmul(scop, stmt)
+        if pattern is not None and kernel_order_is_legal(deps, stmt, pattern):
+            found.append(pattern)
+    if not found:
+        return sched, ()
+
+    def apart(candidate: PlutoSchedule) -> list[MatMulPattern]:
+        return [p for p in found if alone_at_top(candidate.rows, p.statement, scop.statements)]
+
+    chosen = apart(sched)
+    if len(chosen) < len(found) and options.fusion != "no":
+        try:
+            unfused = PlutoScheduler(scop, deps, "no", options.budget_s).schedule()
+        except SchedulingFailed:
+            unfused = None
+        if unfused is not None and len(apart(unfused)) > len(chosen):
+            sched, chosen = unfused, apart(unfused)
+    target = options.matmul
+    return sched, tuple((p.statement, mark_name(
+        p, blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)), options.parallel)) for p in chosen)
+
+
+def _not_worth_regenerating(scop: Scop, sched: PlutoSchedule, scheduler: PlutoScheduler,
+                            options: OptimizeOptions) -> str | None:
+    if not sched.bands() and not (options.parallel and any(r.parallel for r in sched.rows)):
+        # the original order, split into pieces, with nothing to tile or run in parallel: the
+        # regenerated code would lose what the compiler did well with the user's own
+        return "original code kept: no permutable band and no parallel loop"
+    if all(len(b) < 2 for b in sched.bands()):
+        loss = _untiled_loss(scop, sched, scheduler.original_order(), options.parallel)
+        if loss:
+            return f"original code kept: the schedule tiles nothing and {loss}"
+    return None
 
 
 def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, parallel: bool) -> str | None:
@@ -107,13 +154,23 @@ def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
         return False
 
 
-def _isl_fallback(scop: Scop, deps, reason: str) -> tuple[isl.Schedule | None, str]:
+def _isl_fallback(scop: Scop, deps, reason: str, budget_s: float) -> tuple[isl.Schedule | None, str]:
     validity = deps.flow.union(deps.anti).union(deps.output)
-    try:
+
+    def compute() -> str:
+        # (in a child process killed at the budget: isl's operation counter misses parts of its
+        # scheduler, which ran for many minutes on heat-3d once the Pluto budget had run out)
         with isl_operation_limit(ISL_FALLBACK_OPERATIONS):
             sc = isl.ScheduleConstraints.on_domain(scop.domain).set_validity(validity).set_proximity(validity)
-            schedule = sc.compute_schedule()
+            return sc.compute_schedule().to_str()
+
+    try:
+        text = run_with_time_limit(compute, budget_s)
+        schedule = isl.Schedule.read_from_str(scop.domain.get_ctx(), text)
+        with isl_operation_limit(ISL_FALLBACK_OPERATIONS):
             legal = is_legal(deps, schedule)
+    except TimeLimitExceeded:
+        return None, f"original order kept ({reason}; isl scheduler out of its {budget_s:g} s too)"
     except isl.Error as exc:
         return None, f"original order kept ({reason}; isl scheduler gave up: {str(exc).splitlines()[0][:60]})"
     if not legal:

@@ -1,0 +1,108 @@
+"""Library nodes whose implementation a back end expands: a known computation over a whole
+iteration space, kept as one node so that each back end writes its best code for it.
+
+``MatMul`` is the update ``C[i][j] op= f(left_0(i, k) * right_0(k, j), ...)`` over (i, j, k),
+``f`` a sum of such products (one for gemm, two for syr2k), k over a fixed range, j over a range
+that may move with i (syrk's triangle). Its contract, which every expansion keeps: for each
+(i, j) the updates are applied in ascending k, each computed as the loops it replaces computed
+it, so the results round exactly as before; (i, j) pairs may be visited in any order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from s2s.ir import expr as ex
+from s2s.ir.control import For, Sequence, SourceSpan
+from s2s.ir.data import Data
+from s2s.ir.dataflow import LibraryNode
+from s2s.ir.expr import Binary, Const, Expr, Sym
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """How an expansion blocks a MatMul for one machine: ``rows`` x ``vectors`` vectors of
+    ``lanes`` elements of the result stay in registers while k runs over a panel of ``depth``
+    values; ``panel_rows`` rows of ``left`` are packed at a time (sized for L2), a
+    ``depth`` x (``vectors`` * ``lanes``) block of ``right`` at a time (sized for L1)."""
+
+    rows: int
+    vectors: int
+    lanes: int
+    depth: int
+    panel_rows: int
+
+    @property
+    def columns(self) -> int:
+        return self.vectors * self.lanes
+
+    @property
+    def text(self) -> str:
+        return f"{self.rows}x{self.vectors}x{self.lanes}/{self.depth}/{self.panel_rows}"
+
+    @staticmethod
+    def parse(text: str) -> "Blocking":
+        shape, depth, panel = text.split("/")
+        rows, vectors, lanes = (int(x) for x in shape.split("x"))
+        return Blocking(rows, vectors, lanes, int(depth), int(panel))
+
+
+@dataclass(frozen=True)
+class Extent:
+    """Loop variable ``var`` from ``start`` to ``stop`` (exclusive), step 1 (for j the bounds
+    may depend on i)."""
+
+    var: str
+    start: Expr
+    stop: Expr
+
+
+@dataclass(frozen=True)
+class MatMul(LibraryNode):
+    """``target op= update`` for ``i``, ``j``, ``k`` over their extents (see the module
+    docstring). ``target`` is ``C[i][j]`` with j its last, stride-1 subscript. ``update`` is
+    written in the names ``left<t>`` and ``right<t>`` for the terms' factors ``lefts[t]``
+    (reading only i and k) and ``rights[t]`` (only k and j). ``dtype`` is the element type
+    (``double``, ``float``)."""
+
+    i: Extent
+    j: Extent
+    k: Extent
+    target: Expr
+    op: str
+    update: Expr
+    lefts: tuple[Expr, ...]
+    rights: tuple[Expr, ...]
+    dtype: str
+    blocking: Blocking
+    parallel: bool   # the row blocks may run on several threads
+
+
+def left_name(t: int) -> str:
+    return f"left{t}"
+
+
+def right_name(t: int) -> str:
+    return f"right{t}"
+
+
+def reference_loops(node: MatMul, containers: Mapping[str, Data], origin: SourceSpan | None = None) -> For:
+    """``node`` as the loops it stands for (i, then k, then j, around the statement, which comes
+    from ``origin``): its meaning, which every expansion must match, and what a counting build
+    counts statement by statement."""
+    from s2s.ir.builder import SDFGBuilder   # (the builder is for whole functions; used on demand)
+
+    b = SDFGBuilder(node.id)
+    for data in containers.values():
+        b.add_container(data)
+    factors = {left_name(t): e for t, e in enumerate(node.lefts)} | {right_name(t): e for t, e in enumerate(node.rights)}
+    value = Binary(node.op, node.target, ex.substitute(node.update, factors))
+    block = b.assignment(node.target, value, free={node.i.var, node.j.var, node.k.var})
+    block = replace(block, id=f"{node.id}.stmt", origin=origin)
+    loop = block
+    for extent in (node.j, node.k, node.i):
+        v = Sym(extent.var)
+        body = Sequence(f"{node.id}.{extent.var}.body", (loop,))
+        loop = For(f"{node.id}.{extent.var}", extent.var, extent.start, Binary("<", v, extent.stop),
+                   Binary("+", v, Const("1")), body, declares_var=True)
+    return loop

@@ -1,0 +1,318 @@
+"""Matrix-multiply statements, run as one register-blocked library node.
+
+A statement ``C[i][j] op= left(i, k) * right(k, j)`` (op: + or -; the update may also be a sum
+of such products, as in syr2k) where k runs over a fixed range and j over a range that may move
+with i (syrk's triangle) is what gemm, 2mm, 3mm, syrk and syr2k spend their time in. Tiled
+loops leave it at a fraction of the machine's peak: every k step loads and stores the row of C.
+The MatMul library node (s2s.ir.library) keeps a block of C in vector registers instead, with
+packed panels of the factors (the BLIS scheme); back ends expand it.
+
+The node changes the order of the statement's instances, so it is used only when it is proven
+legal (``kernel_order_is_legal``): the statement must be alone where the schedule puts it (no
+loop shared with another statement) and every dependence among its own instances must run
+along k for the same (i, j), which the node keeps in order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from s2s.analysis.dependences import Dependences
+from s2s.analysis.scop import Scop, Statement
+from s2s.ir import (
+    Access, AccessNode, Array, Binary, Block, Blocking, Const, DataflowGraph, Expr, Extent, MatMul, Memlet,
+    Range, Scalar, Sym, Symbol, Tasklet, Unary, expr as ex,
+)
+from s2s.ir.library import left_name, right_name
+
+MATMUL_MARK = "matmul"
+_TYPES = ("double", "float")
+
+
+@dataclass(frozen=True)
+class KernelTarget:
+    """What the blocking of a MatMul depends on: the machine's vector registers and caches."""
+
+    vector_bytes: int = 32
+    vector_registers: int = 16
+    l1_bytes: int = 32 * 1024
+    l2_bytes: int = 512 * 1024    # one core's share
+
+
+def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1) -> Blocking:
+    """Accumulators for a rows x (vectors x lanes) block of the result, leaving registers for
+    one row of each term's ``right`` and one broadcast ``left`` value per term (6 x 2 vectors with
+    16 registers and one term, 8 x 3 with 32); a packed k panel of the right factors that fills
+    half of L1, rows of the left factors that fill half of L2 with it (the other halves for the
+    result and for what comes next)."""
+    lanes = max(target.vector_bytes // element_bytes, 1)
+    vectors = 2 if target.vector_registers <= 16 else 3
+    rows = max(1, min(8, (target.vector_registers - terms * (vectors + 1)) // vectors))
+    depth = target.l1_bytes // 2 // (terms * vectors * lanes * element_bytes)
+    depth = max(64, min(512, depth // 16 * 16))
+    panel = target.l2_bytes // 2 // (terms * depth * element_bytes)
+    panel = max(rows, min(16 * rows, panel // rows * rows))
+    return Blocking(rows, vectors, lanes, depth, panel)
+
+
+@dataclass(frozen=True)
+class MatMulPattern:
+    statement: str
+    i: str
+    j: str
+    k: str
+    target: Access
+    op: str
+    update: Expr               # in the names left<t>, right<t> (s2s.ir.library)
+    lefts: tuple[Expr, ...]
+    rights: tuple[Expr, ...]
+    dtype: str
+
+
+def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
+    """``stmt`` as a matrix-multiply update, or None when it is not one (or not one the node
+    can run exactly as written)."""
+    if len(stmt.loops) != 3 or any(l.step != 1 for l in stmt.loops):
+        return None   # k must run upward: the node adds the terms in ascending k
+    computations = stmt.block.graph.computations()
+    if len(computations) != 1 or not isinstance(computations[0], Tasklet):
+        return None
+    tasklet = computations[0]
+    writes = stmt.block.graph.writes()
+    if tasklet.output is None or len(writes) != 1:
+        return None
+    containers = scop.sdfg.container_map
+    out = writes[0]
+    array = containers.get(out.data)
+    if not isinstance(array, Array) or array.rank != 2 or array.dtype.spelling not in _TYPES:
+        return None
+    target = Access(out.data, tuple(out.subset))
+    value = ex.substitute(tasklet.expr, {e.dst_conn: (Access(e.data, tuple(e.subset)) if e.subset else Sym(e.data))
+                                         for e in stmt.block.graph.in_edges(tasklet.id)})
+    if not (isinstance(value, Binary) and value.op in ("+", "-")):
+        return None
+    if value.lhs == target:
+        increment = value.rhs
+    elif value.op == "+" and value.rhs == target:
+        increment = value.lhs
+    else:
+        return None
+    iters = stmt.iterators
+    i_sub, j_sub = target.indices
+    if not (isinstance(i_sub, Sym) and isinstance(j_sub, Sym) and i_sub.name in iters and j_sub.name in iters
+            and i_sub != j_sub):
+        return None
+    i, j = i_sub.name, j_sub.name
+    (k,) = [v for v in iters if v not in (i, j)]
+    lefts: list[Expr] = []
+    rights: list[Expr] = []
+    update = _split_products(increment, i, j, lefts, rights)
+    if update is None:
+        return None
+    dtype = array.dtype.spelling
+    if not all(_plain(e, scop, out.data, dtype) for e in lefts + rights):
+        return None
+    if not _is_rows_by_band(stmt.domain, iters.index(i), iters.index(j), iters.index(k)):
+        return None
+    return MatMulPattern(stmt.name, i, j, k, target, value.op, update, tuple(lefts), tuple(rights), dtype)
+
+
+def _split_products(e: Expr, i: str, j: str, lefts: list[Expr], rights: list[Expr]) -> Expr | None:
+    """``e``, a sum or difference of products of a factor without j by a factor without i,
+    rewritten in the names left<t>, right<t> (the factors appended to ``lefts``, ``rights``)."""
+    if isinstance(e, Binary) and e.op in ("+", "-"):
+        a = _split_products(e.lhs, i, j, lefts, rights)
+        b = _split_products(e.rhs, i, j, lefts, rights) if a is not None else None
+        return None if b is None else Binary(e.op, a, b)
+    if not (isinstance(e, Binary) and e.op == "*"):
+        return None
+    left, right = e.lhs, e.rhs
+    swapped = j in ex.names(left) or i in ex.names(right)
+    if swapped:
+        left, right = right, left
+    if j in ex.names(left) or i in ex.names(right):
+        return None
+    t = len(lefts)
+    lefts.append(left)
+    rights.append(right)
+    names = (Sym(right_name(t)), Sym(left_name(t))) if swapped else (Sym(left_name(t)), Sym(right_name(t)))
+    return Binary("*", *names)
+
+
+def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
+    """Arithmetic on reads that evaluates, in the target's type, to what the statement computes:
+    no call, no read of the target's array, every value of the target's type (double constants
+    only in double code; integer constants are exact in both)."""
+    containers = scop.sdfg.container_map
+    loop_vars = {l.node.var for l in scop.loops}
+
+    def ok(n: Expr) -> bool:
+        if isinstance(n, Binary):
+            return n.op in ("+", "-", "*", "/") and ok(n.lhs) and ok(n.rhs)
+        if isinstance(n, Unary):
+            return n.op == "-" and ok(n.operand)
+        if isinstance(n, Const):
+            return n.int_value is not None or dtype == "double" and not n.text.lower().endswith(("f", "l"))
+        if isinstance(n, Access):
+            data = containers.get(n.name)
+            return (n.name != target_array and isinstance(data, Array) and data.dtype.spelling == dtype)
+        if isinstance(n, Sym):
+            data = containers.get(n.name)
+            return isinstance(data, (Scalar, Symbol)) and n.name not in loop_vars and data.dtype.spelling == dtype
+        return False
+
+    return ok(e)
+
+
+def _is_rows_by_band(domain: isl.Set, i: int, j: int, k: int) -> bool:
+    """Whether the domain is (rows i between bounds on the parameters, j between affine bounds
+    on i and the parameters) x (k between bounds on the parameters): one convex piece, the k
+    range independent of (i, j)."""
+    if domain.coalesce().n_basic_set() != 1 or any(
+            domain.dim_min(d).n_piece() != 1 or domain.dim_max(d).n_piece() != 1 for d in (i, k)):
+        return False
+    lo, hi = j_bounds(domain, i, j, k)
+    if lo.n_piece() != 1 or hi.n_piece() != 1 or not (_unit_slope(lo) and _unit_slope(hi)):
+        return False
+    rows_cols = _keep(domain, (i, j))
+    depth = _keep(domain, (k,))
+    return rows_cols.intersect(depth).is_equal(domain)
+
+
+def _unit_slope(bound: isl.PwAff) -> bool:
+    """A bound of j that moves by at most one from row to row (i is the last parameter): the
+    columns of a block of rows are then one interval, and every one is read by the loops."""
+    ((_, aff),) = bound.get_pieces()
+    slope = aff.get_coefficient_val(isl.dim_type.param, aff.dim(isl.dim_type.param) - 1).to_python()
+    return abs(slope) <= 1
+
+
+def _keep(domain: isl.Set, dims: tuple[int, ...]) -> isl.Set:
+    """``domain`` constrained only through ``dims`` (the others projected out and put back free)."""
+    out = domain
+    for d in reversed(range(domain.dim(isl.dim_type.set))):
+        if d not in dims:
+            out = out.project_out(isl.dim_type.set, d, 1).insert_dims(isl.dim_type.set, d, 1)
+    return out.set_tuple_name(domain.get_tuple_name())
+
+
+def j_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.PwAff]:
+    """The least and greatest j of row i, as functions of the parameters and of i (a parameter
+    named after it)."""
+    name = domain.get_dim_name(isl.dim_type.set, i)
+    rows = domain.project_out(isl.dim_type.set, k, 1)
+    n = rows.dim(isl.dim_type.param)
+    per_row = rows.move_dims(isl.dim_type.param, n, isl.dim_type.set, i - (1 if i > k else 0), 1)
+    per_row = per_row.set_dim_name(isl.dim_type.param, n, name)
+    return per_row.dim_min(0), per_row.dim_max(0)
+
+
+def alone_at_top(rows, stmt: str, statements: list[Statement]) -> bool:
+    """Whether the schedule ``rows`` sets ``stmt`` apart from every other statement (scalar rows)
+    before any loop that another statement shares."""
+    group = [s.name for s in statements]
+    for row in rows:
+        if len(group) == 1:
+            return True
+        if row.kind == "scalar":
+            value = row.coefficients[stmt][0]
+            group = [s for s in group if row.coefficients[s][0] == value]
+        elif any(any(row.coefficients[s][:-1]) for s in group) or len({row.coefficients[s][-1] for s in group}) > 1:
+            return False
+    return len(group) == 1
+
+
+def kernel_order_is_legal(deps: Dependences, stmt: Statement, pattern: MatMulPattern) -> bool:
+    """Every dependence between two instances of the statement joins the same (i, j) at a larger
+    k: then any order of (i, j) with ascending k for each keeps them all."""
+    names = stmt.iterators
+    src = ", ".join(names)
+    dst = ", ".join(f"{v}_" for v in names)
+    allowed = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : "
+                      f"{pattern.i}_ = {pattern.i} and {pattern.j}_ = {pattern.j} and {pattern.k}_ > {pattern.k} }}")
+    own = isl.UnionSet.from_set(stmt.domain)
+    among = deps.flow.union(deps.anti).union(deps.output).intersect_domain(own).intersect_range(own)
+    return among.is_subset(isl.UnionMap.from_map(allowed))
+
+
+def mark_name(pattern: MatMulPattern, blocking: Blocking, parallel: bool) -> str:
+    return f"{MATMUL_MARK}:{pattern.statement}:{blocking.text}:{int(parallel)}"
+
+
+def parse_mark_name(kind: str) -> tuple[str, Blocking, bool] | None:
+    parts = kind.split(":")
+    if len(parts) != 4 or parts[0] != MATMUL_MARK:
+        return None
+    return parts[1], Blocking.parse(parts[2]), parts[3] == "1"
+
+
+def matmul_block(scop: Scop, stmt: Statement, blocking: Blocking, parallel: bool, bound_expr, block_id: str) -> Block:
+    """The statement's whole domain as one dataflow block around a MatMul node. ``bound_expr``
+    turns an isl piecewise affine function of the parameters (and of i, for the bounds of j)
+    into an expression."""
+    pattern = match_matmul(scop, stmt)
+    if pattern is None:
+        raise ValueError(f"{stmt.name} is not a matrix-multiply statement")
+    iters = stmt.iterators
+    i, j, k = (iters.index(v) for v in (pattern.i, pattern.j, pattern.k))
+    lo, hi = j_bounds(stmt.domain, i, j, k)
+    extents = {
+        pattern.i: Extent(pattern.i, bound_expr(stmt.domain.dim_min(i)), _plus_one(bound_expr(stmt.domain.dim_max(i)))),
+        pattern.j: Extent(pattern.j, bound_expr(lo), _plus_one(bound_expr(hi))),
+        pattern.k: Extent(pattern.k, bound_expr(stmt.domain.dim_min(k)), _plus_one(bound_expr(stmt.domain.dim_max(k)))),
+    }
+    nodes: list = []
+    edges: list[Memlet] = []
+    inputs: list[str] = []
+    factors = pattern.lefts + pattern.rights
+    reads = [a.name for e in factors for a in _accesses(e)] + [pattern.target.name]
+    scalars = sorted({n.name for e in factors for n in ex.walk(e) if isinstance(n, Sym)})
+    node_id = f"{block_id}.mm"
+    seen: set[str] = set()
+    for name in reads + scalars:
+        if name in seen:
+            continue
+        seen.add(name)
+        conn = f"in_{name}"
+        inputs.append(conn)
+        nodes.append(AccessNode(f"{node_id}.r.{name}", name))
+        edges.append(Memlet(f"{node_id}.r.{name}", None, node_id, conn, name, _box(scop, stmt, name, write=False,
+                                                                                 bound_expr=bound_expr)))
+    target = pattern.target.name
+    nodes.append(AccessNode(f"{node_id}.w.{target}", target))
+    edges.append(Memlet(node_id, f"out_{target}", f"{node_id}.w.{target}", None, target,
+                        _box(scop, stmt, target, write=True, bound_expr=bound_expr), wcr=pattern.op))
+    node = MatMul(node_id, "matmul", tuple(inputs), (f"out_{target}",), (), extents[pattern.i], extents[pattern.j],
+                  extents[pattern.k], pattern.target, pattern.op, pattern.update, pattern.lefts, pattern.rights,
+                  pattern.dtype, blocking, parallel)
+    nodes.insert(len(nodes) - 1, node)
+    return Block(block_id, DataflowGraph(tuple(nodes), tuple(edges)), origin=stmt.block.origin)
+
+
+def _accesses(e: Expr) -> list[Access]:
+    return [n for n in ex.walk(e) if isinstance(n, Access)]
+
+
+def _box(scop: Scop, stmt: Statement, name: str, write: bool, bound_expr) -> tuple:
+    """The elements of ``name`` the statement touches, as one range per dimension."""
+    data = scop.sdfg.container_map[name]
+    if not isinstance(data, Array):
+        return ()
+    touched = None
+    for is_write, relation in stmt.accesses:
+        if relation.get_tuple_name(isl.dim_type.out) == name and is_write == write:
+            image = relation.range()
+            touched = image if touched is None else touched.union(image)
+    subset = []
+    for d in range(data.rank):
+        subset.append(Range(bound_expr(touched.dim_min(d)), _plus_one(bound_expr(touched.dim_max(d))), Const("1")))
+    return tuple(subset)
+
+
+def _plus_one(e: Expr) -> Expr:
+    if isinstance(e, Const) and e.int_value is not None:
+        return Const(str(e.int_value + 1))
+    if isinstance(e, Binary) and e.op == "-" and e.rhs == Const("1"):
+        return e.lhs
+    return Binary("+", e, Const("1"))

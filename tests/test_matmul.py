@@ -1,0 +1,205 @@
+"""Matrix-multiply statements as MatMul library nodes: which statements qualify, when the node
+may replace them, and that its C expansion computes bit for bit what the loops computed."""
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from frontends.c import lift_c_file
+from s2s.analysis import compute_dependences, find_scops
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+from s2s.ir import Access, Block, Blocking, MatMul, Sym, dumps, loads, walk
+from s2s.schedule.matmul import KernelTarget, blocking_for, kernel_order_is_legal, match_matmul
+from s2s.schedule.codegen import generate
+from s2s.transforms import OptimizeOptions, choose_schedule
+
+
+def _scop(tmp_path: Path, body: str, decls: str = "double C[40][30], A[40][300], B[300][30], alpha"):
+    src = tmp_path / "k.c"
+    src.write_text(f"{decls};\nvoid k(void) {{\n  int i, j, k;\n{textwrap.indent(textwrap.dedent(body), '  ')}}}\n")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    return scop
+
+
+GEMM = """
+for (i = 0; i < 40; i++)
+  for (k = 0; k < 300; k++)
+    for (j = 0; j < 30; j++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+"""
+
+
+def test_triangles_and_sums_of_products_are_matmuls(tmp_path):
+    scop = _scop(tmp_path, """
+        for (i = 0; i < 30; i++)
+          for (k = 0; k < 300; k++)
+            for (j = i + 1; j < 30; j++)
+              C[i][j] += A[j][k] * alpha * B[k][i] + B[k][j] * alpha * A[i][k];
+        """)
+    p = match_matmul(scop, scop.statements[0])
+    assert p is not None and len(p.lefts) == 2
+    assert str(p.lefts[0]) == str(Access("B", (Sym("k"), Sym("i"))))
+
+
+def test_gemm_update_is_a_matmul(tmp_path):
+    scop = _scop(tmp_path, GEMM)
+    (stmt,) = scop.statements
+    p = match_matmul(scop, stmt)
+    assert p is not None and (p.i, p.j, p.k, p.op, p.dtype) == ("i", "j", "k", "+", "double")
+    assert kernel_order_is_legal(compute_dependences(scop), stmt, p)
+
+
+@pytest.mark.parametrize("body", [
+    # the target does not move with i: rows would race for C[0][j]
+    "for (i = 0; i < 40; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[0][j] += A[i][k] * B[k][j];\n",
+    # k's range moves with i (trmm's shape): not one k panel for all rows
+    "for (i = 0; i < 30; i++)\n for (k = i; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
+    # columns that move by two per row: a block's columns are not one interval
+    "for (i = 0; i < 15; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j <= 2 * i; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
+    # k runs downward: the node adds in ascending k, which would round differently
+    "for (i = 0; i < 40; i++)\n for (k = 299; k >= 0; k--)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
+    # right reads the target array
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 30; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * C[k][j];\n",
+    # not a product of an (i, k) part and a (k, j) part
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j] * A[j][k];\n",
+])
+def test_what_is_not_a_matmul(tmp_path, body):
+    scop = _scop(tmp_path, body)
+    assert all(match_matmul(scop, s) is None for s in scop.statements)
+
+
+def test_float_statement_with_a_double_constant_is_left_alone(tmp_path):
+    scop = _scop(tmp_path, GEMM.replace("alpha", "0.5"), decls="float C[40][30], A[40][300], B[300][30]")
+    assert match_matmul(scop, scop.statements[0]) is None
+
+
+def test_blocking_fits_the_registers():
+    avx2 = blocking_for(KernelTarget(32, 16, 32 * 1024, 512 * 1024), 8)
+    assert (avx2.rows, avx2.vectors, avx2.lanes) == (6, 2, 4)
+    assert avx2.rows * avx2.vectors + avx2.vectors + 1 <= 16
+    avx512 = blocking_for(KernelTarget(64, 32, 48 * 1024, 2 * 1024 * 1024), 4)
+    assert avx512.rows * avx512.vectors + avx512.vectors + 1 <= 32 and avx512.lanes == 16
+    assert Blocking.parse(avx2.text) == avx2
+
+
+def test_node_in_the_ir_and_its_json(tmp_path):
+    scop = _scop(tmp_path, GEMM)
+    tree, note = choose_schedule(scop, OptimizeOptions(matmul=KernelTarget()))
+    assert "register-blocked" in note
+    seq, _ = generate(scop, tree)
+    (node,) = [c for b in walk(seq) if isinstance(b, Block) for c in b.graph.nodes if isinstance(c, MatMul)]
+    assert node.k.stop.text == "300" and node.op == "+"
+    assert loads(dumps(seq)) == seq
+
+
+PROGRAM = r"""
+#include <stdio.h>
+#define M 37
+#define N 29
+#define K 300
+static double C[M][N], A[M][K], B[K][N], D[M][N];
+static float F[M][N], G[M][K], H[K][N];
+static double T[N][N], U[N][N];
+
+static void kernels(double alpha, int m, int n, int k0, double *P, double *Q, double *R)
+{
+  int i, j, k;
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+  for (i = 1; i < M; i++)
+    for (j = 2; j < N; j++)
+      for (k = 3; k < K; k++)
+        D[i][j] = D[i][j] - A[i][k] * B[k][j];
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < K; k++)
+        F[i][j] += G[i][k] * H[k][j];
+  for (i = 0; i < m; i++)
+    for (k = k0; k < K; k++)
+      for (j = 0; j < n; j++)
+        C[i][j] += B[k][j] * A[i][k];
+  for (i = 0; i < m; i++)
+    for (k = 0; k < n; k++)
+      for (j = 0; j < n; j++)
+        P[i * n + j] += Q[i * n + k] * R[k * n + j];
+  /* triangles, with sums of two products */
+  for (i = 0; i < N; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j <= i; j++)
+        T[i][j] += A[j][k] * alpha * A[i][k] + B[k][j] * alpha * A[i][k];
+  for (i = 0; i < N; i++)
+    for (k = 0; k < K; k++)
+      for (j = i + 1; j < N; j++)
+        U[i][j] -= A[i][k] * B[k][j];
+}
+
+int main(void)
+{
+  static double P[50 * 50], Q[50 * 50], R[50 * 50];
+  for (int i = 0; i < M; i++)
+    for (int k = 0; k < K; k++) {
+      A[i][k] = (i * 7 + k * 3) % 11 / 10.0 - 0.3;
+      G[i][k] = (float)((i + k) % 5) / 3.0f;
+    }
+  for (int k = 0; k < K; k++)
+    for (int j = 0; j < N; j++) {
+      B[k][j] = (k * 5 + j) % 13 / 7.0 + 0.1;
+      H[k][j] = (float)((k * j) % 7) / 5.0f;
+    }
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      C[i][j] = D[i][j] = F[i][j] = (i + j) / 3.0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      T[i][j] = U[i][j] = (i * j % 7) / 3.0;
+  for (int x = 0; x < 50 * 50; x++) {
+    P[x] = x % 9 / 4.0; Q[x] = x % 7 / 3.0; R[x] = x % 5 / 2.0;
+  }
+  kernels(1.5, 31, 23, 17, P, Q, R);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a %a %a\n", C[i][j], D[i][j], (double)F[i][j]);
+  for (int x = 0; x < 23 * 23; x++)
+    printf("%a\n", P[x]);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a %a\n", T[i][j], U[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
+    src = tmp_path / "mm.c"
+    src.write_text(PROGRAM)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+    # all but the delinearized P[i * n + j] (one-dimensional: not matched yet)
+    assert sum("6 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
+    assert ("#pragma omp parallel\n" in result.source) == (target == "openmp")
+    opt = tmp_path / "mm.opt.c"
+    opt.write_text(result.source)
+    # no FMA contraction, so that the vector kernel and the scalar loops round the same way
+    flags = ["-O2", "-ffp-contract=off", "-march=native"]
+    omp = ["-fopenmp"] if target == "openmp" else []
+    subprocess.run(["cc", *flags, str(src), "-o", str(tmp_path / "ref")], check=True)
+    subprocess.run(["cc", *flags, *omp, str(opt), "-o", str(tmp_path / "opt")], check=True)
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    ref = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True, env=env).stdout
+    assert out == ref
+
+
+def test_kernels_can_be_turned_off(tmp_path):
+    src = tmp_path / "mm.c"
+    src.write_text(PROGRAM)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", kernels=False))
+    assert not any("register-blocked" in ln for ln in result.report)
+    assert "s2s_vec" not in result.source
