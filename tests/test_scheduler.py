@@ -134,8 +134,11 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     built = subprocess.run([str(BIN / "s2s-cc"), *flags, *extra, *sources, "-o", str(tmp_path / "opt"), "-lm"],
                            check=True, env=env, capture_output=True, text=True)
     assert "note:" not in built.stderr, built.stderr
-    # nussinov: nothing to tile, nothing parallel; atax, trisolv: untiled orders no better than the user's
-    verdict = "left as is" if name in ("nussinov", "atax", "trisolv") else "optimized"
+    # nussinov: nothing to tile, nothing parallel; atax, trisolv: untiled orders no better than the user's;
+    # on one thread, the original order instead of skewed tiles (jacobi-2d, doitgen at SMALL) and
+    # floyd-warshall's untiled reordering gain nothing
+    kept = ("nussinov", "atax", "trisolv") + (("jacobi-2d", "doitgen", "floyd-warshall") if target == "c" else ())
+    verdict = "left as is" if name in kept else "optimized"
     assert any("kernel_" in ln and verdict in ln for ln in built.stderr.splitlines()), built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
     b = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, env=env).stderr

@@ -52,7 +52,8 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
             return None, f"original order kept (Pluto-style scheduler: {why})"
-        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s)
+        # (half the budget: isl's scheduler either succeeds quickly or not at all)
+        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
     sched, kernels = _matmul_kernels(scop, deps, sched, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
@@ -64,6 +65,9 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
         original = scheduler.original_order()
         if any(r.parallel for r in original.rows):
+            if not options.parallel:
+                return None, ("original code kept: skewed tiles would not vectorize, and the original "
+                              "order's parallel loops mean nothing to a sequential target")
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
@@ -136,11 +140,12 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
     a loop runs in parallel."""
     new = innermost_locality(list(scop.statements), sched.rows)
     old = innermost_locality(list(scop.statements), original.rows)
+    runs_parallel = parallel and any(r.parallel for r in sched.rows)
     if new is None or old is None:
-        return None
+        return None if runs_parallel else "its loop order is not comparable with the original's, with nothing parallel"
     if new < old:
         return "its innermost loop walks memory worse"
-    if new == old and not (parallel and any(r.parallel for r in sched.rows)):
+    if new == old and not runs_parallel:
         return "walks memory no better, with no loop to run in parallel"
     return None
 
