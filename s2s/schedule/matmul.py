@@ -143,7 +143,8 @@ def _split_products(e: Expr, i: str, j: str, lefts: list[Expr], rights: list[Exp
 def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
     """Arithmetic on reads that evaluates, in the target's type, to what the statement computes:
     no call, no read of the target's array, every value of the target's type (double constants
-    only in double code; integer constants are exact in both)."""
+    only in double code; integer constants are exact in both), no array the model delinearized
+    (``A[i * n + k]``: its memlets would need the linear form)."""
     containers = scop.sdfg.container_map
     loop_vars = {l.node.var for l in scop.loops}
 
@@ -156,7 +157,8 @@ def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
             return n.int_value is not None or dtype == "double" and not n.text.lower().endswith(("f", "l"))
         if isinstance(n, Access):
             data = containers.get(n.name)
-            return (n.name != target_array and isinstance(data, Array) and data.dtype.spelling == dtype)
+            return (n.name != target_array and n.name not in scop.delinearized and isinstance(data, Array)
+                    and data.dtype.spelling == dtype)
         if isinstance(n, Sym):
             data = containers.get(n.name)
             return isinstance(data, (Scalar, Symbol)) and n.name not in loop_vars and data.dtype.spelling == dtype
@@ -232,7 +234,7 @@ def kernel_order_is_legal(deps: Dependences, stmt: Statement, pattern: MatMulPat
     allowed = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : "
                       f"{pattern.i}_ = {pattern.i} and {pattern.j}_ = {pattern.j} and {pattern.k}_ > {pattern.k} }}")
     own = isl.UnionSet.from_set(stmt.domain)
-    among = deps.flow.union(deps.anti).union(deps.output).intersect_domain(own).intersect_range(own)
+    among = deps.validity.intersect_domain(own).intersect_range(own)   # memory-based: any reordering
     return among.is_subset(isl.UnionMap.from_map(allowed))
 
 
