@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Callable
 
 from s2s.ir import Binary, Const, Expr, MatMul, Sym, expr as ex
-from s2s.ir.library import left_name, right_name
 
 
 def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool) -> list[str]:
@@ -55,9 +54,8 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         col = Sym(jr) if v == 0 else Binary("+", Sym(jr), Const(str(v * w)))
         return "&" + print_expr(ex.substitute(node.target, {i: row, j: col}))
 
-    factors = {left_name(u): node.lefts[u] for u in range(terms)} | {right_name(u): node.rights[u] for u in range(terms)}
     update = f"{node.op}="
-    statement = f"{print_expr(node.target)} {update} {print_expr(ex.substitute(node.update, factors))};"
+    statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
 
     def plain(rows: tuple[str, str], cols: tuple[str, str]) -> list[str]:
         """The statement for rows [a, b) and, in each row, the columns of [c, d) it has."""
@@ -124,7 +122,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         loads = " ".join(f"{scal[u]} = {lrow[u]}[{kk} * {mr} + {r}];" for u in range(terms))
         updates = " ".join(
             f"{acc[r][v]} {update} "
-            f"{print_expr(ex.substitute(node.update, _names_of(terms, scal, [rv[u][v] for u in range(terms)])))};"
+            f"{print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
             for v in range(b.vectors))
         kernel.append(f"  {loads} {updates}")
     kernel.append("}")
@@ -168,10 +166,6 @@ def _min(a: str, b: str) -> str:
 
 def _max(a: str, b: str) -> str:
     return f"({a} > {b} ? {a} : {b})"
-
-
-def _names_of(terms: int, lefts: list[str], rights: list[str]) -> dict[str, Expr]:
-    return {left_name(u): Sym(lefts[u]) for u in range(terms)} | {right_name(u): Sym(rights[u]) for u in range(terms)}
 
 
 class _Names:

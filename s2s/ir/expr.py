@@ -193,6 +193,15 @@ def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
     return rebuild(e, repl)
 
 
+def plus_one(e: Expr) -> Expr:
+    """``e + 1``, folded for a constant and for ``x - 1`` (the inclusive bounds isl gives)."""
+    if isinstance(e, Const) and e.int_value is not None:
+        return Const(str(e.int_value + 1))
+    if isinstance(e, Binary) and e.op == "-" and e.rhs == Const("1"):
+        return e.lhs
+    return Binary("+", e, Const("1"))
+
+
 # --- printing as C ------------------------------------------------------------------------------
 
 _BINARY_PRECEDENCE = {

@@ -77,6 +77,11 @@ class MatMul(LibraryNode):
     blocking: Blocking
     parallel: bool   # the row blocks may run on several threads
 
+    def update_of(self, lefts: list[Expr], rights: list[Expr]) -> Expr:
+        """``update`` with ``lefts[t]``, ``rights[t]`` for the names of term t's factors."""
+        names = {left_name(t): e for t, e in enumerate(lefts)} | {right_name(t): e for t, e in enumerate(rights)}
+        return ex.substitute(self.update, names)
+
 
 def left_name(t: int) -> str:
     return f"left{t}"
@@ -95,8 +100,7 @@ def reference_loops(node: MatMul, containers: Mapping[str, Data], origin: Source
     b = SDFGBuilder(node.id)
     for data in containers.values():
         b.add_container(data)
-    factors = {left_name(t): e for t, e in enumerate(node.lefts)} | {right_name(t): e for t, e in enumerate(node.rights)}
-    value = Binary(node.op, node.target, ex.substitute(node.update, factors))
+    value = Binary(node.op, node.target, node.update_of(list(node.lefts), list(node.rights)))
     block = b.assignment(node.target, value, free={node.i.var, node.j.var, node.k.var})
     block = replace(block, id=f"{node.id}.stmt", origin=origin)
     loop = block

@@ -113,7 +113,6 @@ class _Generator:
             return [self._user(n.user_get_expr(), rename)]
         if t == isl.ast_node_type.mark:
             child = n.mark_get_node()
-            inner = self.node(child, rename)
             kind, depth = parse_mark(n.mark_get_id().get_name())
             kernel = parse_mark_name(kind)
             if kernel is not None:
@@ -122,6 +121,7 @@ class _Generator:
                 bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
                 return [matmul_block(self.scop, self.statements[name], blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]
+            inner = self.node(child, rename)
             schedule = _MARK_SCHEDULES.get(kind)
             # only the loop of the marked band member (see tree.mark_id), never the next one
             marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
@@ -218,15 +218,9 @@ def _as_map(loop: For, schedule: Schedule) -> ControlNode:
     if not (isinstance(update, Binary) and update.op == "+" and update.lhs == v):
         return loop
     if isinstance(cond, Binary) and cond.lhs == v and cond.op in ("<", "<=") and loop.var not in ex.names(cond.rhs):
-        stop = cond.rhs if cond.op == "<" else _plus_one(cond.rhs)
+        stop = cond.rhs if cond.op == "<" else ex.plus_one(cond.rhs)
         return Map(loop.id, loop.var, loop.init, stop, update.rhs, loop.body, schedule)
     return loop
-
-
-def _plus_one(e: Expr) -> Expr:
-    if isinstance(e, Const) and e.int_value is not None:
-        return Const(str(e.int_value + 1))
-    return Binary("+", e, Const("1"))
 
 
 _FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}

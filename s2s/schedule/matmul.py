@@ -260,9 +260,9 @@ def matmul_block(scop: Scop, stmt: Statement, blocking: Blocking, parallel: bool
     i, j, k = (iters.index(v) for v in (pattern.i, pattern.j, pattern.k))
     lo, hi = j_bounds(stmt.domain, i, j, k)
     extents = {
-        pattern.i: Extent(pattern.i, bound_expr(stmt.domain.dim_min(i)), _plus_one(bound_expr(stmt.domain.dim_max(i)))),
-        pattern.j: Extent(pattern.j, bound_expr(lo), _plus_one(bound_expr(hi))),
-        pattern.k: Extent(pattern.k, bound_expr(stmt.domain.dim_min(k)), _plus_one(bound_expr(stmt.domain.dim_max(k)))),
+        pattern.i: Extent(pattern.i, bound_expr(stmt.domain.dim_min(i)), ex.plus_one(bound_expr(stmt.domain.dim_max(i)))),
+        pattern.j: Extent(pattern.j, bound_expr(lo), ex.plus_one(bound_expr(hi))),
+        pattern.k: Extent(pattern.k, bound_expr(stmt.domain.dim_min(k)), ex.plus_one(bound_expr(stmt.domain.dim_max(k)))),
     }
     nodes: list = []
     edges: list[Memlet] = []
@@ -308,13 +308,5 @@ def _box(scop: Scop, stmt: Statement, name: str, write: bool, bound_expr) -> tup
             touched = image if touched is None else touched.union(image)
     subset = []
     for d in range(data.rank):
-        subset.append(Range(bound_expr(touched.dim_min(d)), _plus_one(bound_expr(touched.dim_max(d))), Const("1")))
+        subset.append(Range(bound_expr(touched.dim_min(d)), ex.plus_one(bound_expr(touched.dim_max(d))), Const("1")))
     return tuple(subset)
-
-
-def _plus_one(e: Expr) -> Expr:
-    if isinstance(e, Const) and e.int_value is not None:
-        return Const(str(e.int_value + 1))
-    if isinstance(e, Binary) and e.op == "-" and e.rhs == Const("1"):
-        return e.lhs
-    return Binary("+", e, Const("1"))
