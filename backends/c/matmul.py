@@ -6,7 +6,8 @@ and k panel are packed once (computed there, with any scalar factor, as the stat
 them), then for each ``columns``-wide strip of the result the right factors are packed, and a
 ``rows`` x ``columns`` block of the result is kept in vector registers while k runs over the
 panel. Blocks that are not wholly inside the iteration space (rows and columns past the last
-full block, blocks across the diagonal of a triangle) run as plain loops.
+full block) run as plain loops; a block across the diagonal of a triangle runs the kernel on a
+scratch copy and copies back only the cells the triangle has.
 
 Vectors are GNU C vector types (gcc and clang): the kernel is plain C that any -march
 compiles, and with the machine's vector width no accumulator is spilled. For each element of
@@ -29,6 +30,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     vec, lp, rp, blocked = name("vec"), name("lp"), name("rp"), name("blocked")
     ic, ie, iff, jb0, jb1, jf = name("ic"), name("ie"), name("if"), name("jb0"), name("jb1"), name("jf")
     kc, ke, kn, jr, ir, kk = name("kc"), name("ke"), name("kn"), name("jr"), name("ir"), name("k")
+    tile, tr, tj = name("tile"), name("tr"), name("tj")
     lrow = [name(f"l{u}") for u in range(terms)]
     scal = [name(f"a{u}") for u in range(terms)]
     acc = [[name(f"c{r}_{v}") for v in range(b.vectors)] for r in range(b.rows)]
@@ -36,8 +38,8 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     mr, nr, w, depth, mc = b.rows, b.columns, b.lanes, b.depth, b.panel_rows
     left_size, right_size = f"{mc} * {depth}", f"{depth} * {nr}"
 
-    def at_row(row: str, e: Expr) -> str:
-        return print_expr(ex.substitute(e, {i: Sym(row)}))
+    def at_row(row: str | Expr, e: Expr) -> str:
+        return print_expr(ex.substitute(e, {i: Sym(row) if isinstance(row, str) else row}))
 
     i0, i1 = print_expr(node.i.start), print_expr(node.i.stop)
     k0, k1 = print_expr(node.k.start), print_expr(node.k.stop)
@@ -53,6 +55,18 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         row = Sym(ir) if r == 0 else Binary("+", Sym(ir), Const(str(r)))
         col = Sym(jr) if v == 0 else Binary("+", Sym(jr), Const(str(v * w)))
         return "&" + print_expr(ex.substitute(node.target, {i: row, j: col}))
+
+    def across_the_diagonal() -> list[str]:
+        """A block only partly inside the triangle: the kernel runs on a scratch copy of the
+        block whose cells outside the triangle are zero, and only the inside is copied back."""
+        row, col = Binary("+", Sym(ir), Sym(tr)), Binary("+", Sym(jr), Sym(tj))
+        has = f"{at_row(row, node.j.start)} <= {print_expr(col)} && {print_expr(col)} < {at_row(row, node.j.stop)}"
+        target = print_expr(ex.substitute(node.target, {i: row, j: col}))
+        cells = [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)", f"  for (int {tj} = 0; {tj} < {nr}; {tj}++)"]
+        return ([f"{t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
+                + cells + [f"    {tile}[{tr} * {nr} + {tj}] = {has} ? {target} : 0;"]
+                + kernel(lambda r, v: f"&{tile}[{r * nr + v * w}]")
+                + cells + [f"    if ({has}) {target} = {tile}[{tr} * {nr} + {tj}];"])
 
     update = f"{node.op}="
     statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
@@ -80,7 +94,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         f"  const int {iff} = {blocked} ? {ic} + ({ie} - {ic}) / {mr} * {mr} : {ic};",
     ]
     if triangle:   # the columns some row of the block has (bounds affine in i: extreme at the ends)
-        last = f"{ie} - 1"
+        last = Binary("-", Sym(ie), Const("1"))
         body += [
             f"  const int {jb0} = {_min(j_start(ic), at_row(last, node.j.start))};",
             f"  const int {jb1} = {_max(j_stop(ic), at_row(last, node.j.stop))};",
@@ -109,36 +123,40 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         "        }",
         f"      for (int {ir} = {ic}; {ir} < {iff}; {ir} += {mr}) {{",
     ]
-    kernel = [f"const {t} *{lrow[u]} = {lp} + {u} * {left_size} + ({ir} - {ic}) * {kn};" for u in range(terms)]
-    for r in range(mr):
-        kernel.append(f"{vec} " + ", ".join(f"{acc[r][v]} = *({vec} *){cell(r, v)}" for v in range(b.vectors)) + ";")
-    kernel.append(f"for (int {kk} = 0; {kk} < {kn}; {kk}++) {{")
-    for u in range(terms):
-        kernel.append(f"  const {vec} " + ", ".join(
-            f"{rv[u][v]} = *(const {vec} *)&{rp}[{u} * {right_size} + {kk} * {nr}{f' + {v * w}' if v else ''}]"
-            for v in range(b.vectors)) + ";")
-    kernel.append(f"  {t} {', '.join(scal)};")
-    for r in range(mr):
-        loads = " ".join(f"{scal[u]} = {lrow[u]}[{kk} * {mr} + {r}];" for u in range(terms))
-        updates = " ".join(
-            f"{acc[r][v]} {update} "
-            f"{print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
-            for v in range(b.vectors))
-        kernel.append(f"  {loads} {updates}")
-    kernel.append("}")
-    for r in range(mr):
-        kernel.append(" ".join(f"*({vec} *){cell(r, v)} = {acc[r][v]};" for v in range(b.vectors)))
+    def kernel(cell: Callable[[int, int], str]) -> list[str]:
+        """The register block of the result at ``cell`` updated over the packed k panel."""
+        lines = [f"const {t} *{lrow[u]} = {lp} + {u} * {left_size} + ({ir} - {ic}) * {kn};" for u in range(terms)]
+        for r in range(mr):
+            lines.append(f"{vec} " + ", ".join(f"{acc[r][v]} = *({vec} *){cell(r, v)}" for v in range(b.vectors)) + ";")
+        lines.append(f"for (int {kk} = 0; {kk} < {kn}; {kk}++) {{")
+        for u in range(terms):
+            lines.append(f"  const {vec} " + ", ".join(
+                f"{rv[u][v]} = *(const {vec} *)&{rp}[{u} * {right_size} + {kk} * {nr}{f' + {v * w}' if v else ''}]"
+                for v in range(b.vectors)) + ";")
+        lines.append(f"  {t} {', '.join(scal)};")
+        for r in range(mr):
+            loads = " ".join(f"{scal[u]} = {lrow[u]}[{kk} * {mr} + {r}];" for u in range(terms))
+            updates = " ".join(
+                f"{acc[r][v]} {update} "
+                f"{print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
+                for v in range(b.vectors))
+            lines.append(f"  {loads} {updates}")
+        lines.append("}")
+        for r in range(mr):
+            lines.append(" ".join(f"*({vec} *){cell(r, v)} = {acc[r][v]};" for v in range(b.vectors)))
+        return lines
+
     if triangle:
-        last = f"{ir} + {mr - 1}"
+        last = Binary("+", Sym(ir), Const(str(mr - 1)))
         inside = (f"{j_start(ir)} <= {jr} && {at_row(last, node.j.start)} <= {jr} && "
                   f"{jr} + {nr} <= {j_stop(ir)} && {jr} + {nr} <= {at_row(last, node.j.stop)}")
         body.append(f"        if ({inside}) {{")
-        body += ["          " + line for line in kernel]
+        body += ["          " + line for line in kernel(cell)]
         body.append("        } else {")
-        body += ["          " + line for line in plain((ir, f"{ir} + {mr}"), (jr, f"{jr} + {nr}"))]
+        body += ["          " + line for line in across_the_diagonal()]
         body.append("        }")
     else:
-        body += ["        " + line for line in kernel]
+        body += ["        " + line for line in kernel(cell)]
     body += ["      }", "    }"]
     body += ["    " + line for line in plain((iff, ie), (jb0, jf))]
     body += ["    " + line for line in plain((ic, ie), (jf, jb1))]
