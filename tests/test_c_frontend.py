@@ -199,3 +199,25 @@ def test_glibc_headers_and_gnu_builtins_parse(tmp_path):
         }
     """, "-std=gnu11")
     assert unit.functions[0].name == "sum"
+
+
+def test_unused_system_prototypes_are_left_out_of_the_parse():
+    from frontends.c.header_pruning import prune_system_prototypes
+    text = textwrap.dedent("""\
+        # 1 "/usr/include/x.h" 1 3 4
+        typedef unsigned long size_t;
+        extern double sqrt (double __x) __attribute__ ((__nothrow__));
+        extern int unused_one (const char *__s,
+                               size_t __n);
+        struct pair { int a, b; };
+        static inline int twice (int x) { return 2 * x; }
+        extern int (*handler (int)) (int);
+        # 3 "k.c" 2
+        double f(double y) { return sqrt(y) + twice(1); }
+        """)
+    pruned = prune_system_prototypes(text)
+    assert pruned.count("\n") == text.count("\n") and len(pruned) == len(text)
+    assert "unused_one" not in pruned and "size_t __n" not in pruned
+    for kept in ("typedef unsigned long size_t;", "extern double sqrt", "struct pair", "static inline int twice",
+                 "extern int (*handler (int)) (int);", "double f(double y)"):
+        assert kept in pruned

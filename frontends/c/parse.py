@@ -13,6 +13,7 @@ import re
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt, GnuCParser
 
+from frontends.c.header_pruning import prune_system_prototypes
 from s2s.errors import ParseError, SourceLocation
 
 VA_ARG_PLACEHOLDER = "__s2s_va_arg"
@@ -68,7 +69,7 @@ def prepare(preprocessed: str) -> str:
 def parse(preprocessed: str, filename: str) -> c_ast.FileAST:
     """Parse preprocessed text; errors name the user's file, line and column."""
     try:
-        return GnuCParser().parse(prepare(preprocessed), filename)
+        return GnuCParser().parse(prepare(prune_system_prototypes(preprocessed)), filename)
     except Exception as exc:  # pycparser raises its own ParseError and, on odd input, others
         message = str(exc)
         m = re.match(r"(.+?):(\d+):(\d+): (.*)", message)

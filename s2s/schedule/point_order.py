@@ -53,6 +53,11 @@ def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
     return total
 
 
+def reads_an_array(stmts: list[Statement]) -> bool:
+    """Whether some statement reads an element of an array (not only scalars)."""
+    return any(not is_write and access.dim(isl.dim_type.out) > 0 for st in stmts for is_write, access in st.accesses)
+
+
 def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:
     """Per member: the change of ``st``'s iterators when that member's loop advances by one and
     the other members stay; None when the band does not determine it (fewer members than loops,

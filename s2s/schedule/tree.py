@@ -8,7 +8,7 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import innermost_member
+from s2s.schedule.point_order import innermost_member, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes
 
 PARALLEL_MARK = "parallel"
@@ -167,9 +167,10 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     order = [j for j in range(n) if j != inner] + [inner]
     point_coincident = [coincident[j] for j in order]
     if options.simd and point_coincident[-1]:
+        # (the copies share loads only where something is read: a band of plain stores gains nothing)
         jam = [p for p, j in enumerate(order[:-1])
                if coincident[j] and options.unroll_jam > 1 and sizes[j] % options.unroll_jam == 0
-               and sizes[j] >= 2 * options.unroll_jam]
+               and sizes[j] >= 2 * options.unroll_jam] if reads_an_array(stmts) else []
         if jam:
             node = _unroll_and_jam(node.child(0), jam[0], options.unroll_jam).parent()
         point = node.child(0)

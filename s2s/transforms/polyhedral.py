@@ -23,10 +23,13 @@ from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time
 # The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
 ISL_FALLBACK_OPERATIONS = 20_000_000
 ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minutes on large SCoPs
-# Unrolled copies need one guard each in partial tiles: on several fused statements of different
-# extents (3mm's initialization) isl's AST generator then takes seconds; past this budget (about
-# 0.2 s) the tiles are generated without unroll-and-jam. Every PolyBench kernel fits in it.
-UNROLL_JAM_AST_OPERATIONS = 1_000_000
+# isl's AST generator separates the cases of several fused statements with different extents
+# (3mm's initialization: a loop nest per combination of parameter orders) and of unrolled copies
+# in partial tiles, which can take seconds and give tens of kilobytes of code. Past this budget
+# (0.1-0.3 s) the tiles go without unroll-and-jam, and past it again the user's code stays:
+# isl's atomic loops would be smaller, but their bounds are disjunctions that our SCoP builder
+# (the parallel cross-check re-reads the code) takes far longer over.
+AST_OPERATIONS = 500_000
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,14 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels)
     tiling: list[str] = []
     tree = build_tree(scop, sched, tree_options, tiling)
-    if any("unroll-and-jam" in t for t in tiling) and not _ast_is_cheap(scop, tree):
-        tiling = []
-        tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
-        plain += "; no unroll-and-jam (its code generation is too dear here)"
+    if not _ast_is_cheap(scop, tree):
+        jammed = any("unroll-and-jam" in t for t in tiling)
+        if jammed:
+            tiling = []
+            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
+            plain += "; no unroll-and-jam (its code generation is too dear here)"
+        if not jammed or not _ast_is_cheap(scop, tree):
+            return None, "original code kept: code generation for the new schedule is too dear here"
     ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
     if not ok:
         return None, f"original order kept: {how}"
@@ -152,7 +159,7 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
 
 def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
     try:
-        with isl_operation_limit(UNROLL_JAM_AST_OPERATIONS):
+        with isl_operation_limit(AST_OPERATIONS):
             isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
         return True
     except isl.Error:
