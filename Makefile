@@ -8,7 +8,9 @@ APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev
 
 .PHONY: setup system-packages demo test test-all bench clean
 
+# (bytecode for the editable sources too: s2s-cc starts a Python process per C file it compiles)
 setup: system-packages $(STAMP)
+	@$(BIN)/python -m compileall -q s2s frontends backends polybench > /dev/null
 
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do \

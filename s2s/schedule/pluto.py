@@ -286,9 +286,7 @@ class PlutoScheduler:
         for d in live_reuse:
             space = space.intersect(self._farkas(d, True))
             self._tick()
-        if space.is_empty():
-            return None
-        point = space.lexmin()
+        point = space.lexmin()   # (empty when no hyperplane exists: a separate emptiness test costs as much)
         if point.is_empty():
             return None
         sample = point.sample_point()
