@@ -286,7 +286,9 @@ class PlutoScheduler:
         for d in live_reuse:
             space = space.intersect(self._farkas(d, True))
             self._tick()
-        point = space.lexmin()   # (empty when no hyperplane exists: a separate emptiness test costs as much)
+        if space.is_empty():   # (quick to prove; a lexmin of an empty set can take seconds)
+            return None
+        point = space.lexmin()
         if point.is_empty():
             return None
         sample = point.sample_point()
