@@ -134,10 +134,10 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     built = subprocess.run([str(BIN / "s2s-cc"), *flags, *extra, *sources, "-o", str(tmp_path / "opt"), "-lm"],
                            check=True, env=env, capture_output=True, text=True)
     assert "note:" not in built.stderr, built.stderr
-    # nussinov: nothing to tile, nothing parallel; atax, trisolv: untiled orders no better than the user's;
-    # on one thread, the original order instead of skewed tiles (jacobi-2d, doitgen at SMALL) and
-    # floyd-warshall's untiled reordering gain nothing
-    kept = ("nussinov", "atax", "trisolv") + (("jacobi-2d", "doitgen", "floyd-warshall") if target == "c" else ())
+    # nussinov: nothing to tile, nothing parallel; atax, trisolv, floyd-warshall: untiled orders no
+    # better than the user's; on one thread, the original order instead of skewed tiles (jacobi-2d,
+    # doitgen at SMALL)
+    kept = ("nussinov", "atax", "trisolv", "floyd-warshall") + (("jacobi-2d", "doitgen") if target == "c" else ())
     verdict = "left as is" if name in kept else "optimized"
     assert any("kernel_" in ln and verdict in ln for ln in built.stderr.splitlines()), built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
@@ -279,3 +279,20 @@ def test_unroll_and_jam_only_where_something_is_read():
     result = optimize_c_file(str(kernel_source(KERNELS["2mm"])), args, PipelineOptions(mode="pluto", target="openmp"))
     kernel = next(ln for ln in result.report if "kernel_2mm" in ln)
     assert "tiles 64x512; tiles 32x512 unroll-and-jam 4" in kernel
+
+
+@pytest.mark.parametrize("name, expected, absent", [
+    # distances that grow with n (i - j) may deepen a band: three-dimensional tiles, as Pluto's
+    ("cholesky", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32", "wavefront"),
+    ("lu", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32", "wavefront"),
+    # but not start one, nor deepen one where every element is used a bounded number of times
+    ("floyd-warshall", "left as is", "tiles 3"),
+    ("trisolv", "left as is", "tiles 5"),
+    # the wavefront is for skewed bands
+    ("seidel-2d", "wavefront of tiles", "left as is"),
+])
+def test_bands_deepened_by_growing_distances_and_wavefronts_only_when_skewed(name, expected, absent):
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    result = optimize_c_file(str(kernel_source(KERNELS[name])), args, PipelineOptions(mode="pluto", target="openmp"))
+    kernel = next(ln for ln in result.report if ": kernel_" in ln)
+    assert expected in kernel and absent not in kernel, kernel
