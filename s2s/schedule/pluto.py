@@ -215,8 +215,10 @@ class PlutoScheduler:
         if len(self.names) > MAX_UNKNOWNS:
             raise SchedulingFailed(f"{len(self.stmts)} statements make an integer program of {len(self.names)} "
                                    f"unknowns (limit {MAX_UNKNOWNS})")
-        self._reuse_grows = any(len(st.iterators) > max((m.dim(isl.dim_type.out) for _, m in st.accesses), default=0)
-                                for st in scop.statements)
+        # some statement has more loops than its arrays have dimensions: elements are reused O(n) times
+        self._reuse_grows = any(
+            len(st.iterators) > max((m.dim(isl.dim_type.out) for _, m in st.accesses), default=0)
+            for st in scop.statements)
         self._legal: dict[int, isl.BasicSet] = {}   # by index into deps
         self._bound: dict[int, isl.BasicSet] = {}   # by index into reuse
 
