@@ -185,19 +185,10 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         return node
     if any(coincident):
         return _mark_parallel(node, coincident, options)
-    # Only a skewed band (a time-tiled stencil: seidel-2d) gains from a wavefront of tiles. On
-    # unskewed bands without a parallel member (lu, cholesky, floyd-warshall's (i, j)) the
-    # wavefront ran slower on two threads than the same tiles in order: few tiles per anti-diagonal
-    # and a barrier after each.
-    if options.wavefront and n > 1 and _skewed(stmts, members):
+    if options.wavefront and n > 1:
         notes.append("wavefront of tiles")
         return _wavefront(node)
     return node
-
-
-def _skewed(stmts: list[Statement], members: list[Row]) -> bool:
-    """Whether some member combines two loops of a statement."""
-    return any(sum(1 for a in r.coefficients[s.name][:-1] if a) > 1 for r in members for s in stmts)
 
 
 def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.ScheduleNode:
