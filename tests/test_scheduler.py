@@ -281,17 +281,17 @@ def test_unroll_and_jam_only_where_something_is_read():
     assert "tiles 64x512; tiles 32x512 unroll-and-jam 4" in kernel
 
 
-@pytest.mark.parametrize("name, expected, absent", [
+@pytest.mark.parametrize("name, expected", [
     # distances that grow with n (i - j) may deepen a band: three-dimensional tiles, as Pluto's
     # (with no parallel member, the tiles run as a wavefront)
-    ("cholesky", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles", "left as is"),
-    ("lu", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles", "left as is"),
+    ("cholesky", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles"),
+    ("lu", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles"),
     # but not start one, nor deepen one where every element is used a bounded number of times
-    ("floyd-warshall", "left as is", "tiles 3"),
-    ("trisolv", "left as is", "tiles 5"),
+    ("floyd-warshall", "left as is"),
+    ("trisolv", "left as is"),
 ])
-def test_bands_deepened_by_growing_distances(name, expected, absent):
+def test_bands_deepened_by_growing_distances(name, expected):
     args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
     result = optimize_c_file(str(kernel_source(KERNELS[name])), args, PipelineOptions(mode="pluto", target="openmp"))
     kernel = next(ln for ln in result.report if ": kernel_" in ln)
-    assert expected in kernel and absent not in kernel, kernel
+    assert expected in kernel, kernel

@@ -22,7 +22,6 @@ _TOKEN = re.compile(
 )
 _MARKER_FILE = re.compile(r'^#\s*\d+\s+"(?:\\.|[^"\\])*"(?P<flags>(?:\s+\d+)*)\s*$')
 _OPEN, _CLOSE = "([{", ")]}"
-_NAME = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset(
     "auto char const double enum extern float int long register restrict short signed static struct union "
     "unsigned void volatile inline _Bool _Complex __restrict __restrict__ __inline __inline__ __attribute__ "
@@ -38,24 +37,14 @@ class _Declaration:
     keep: bool = False          # a typedef, anything with braces, or a declarator we cannot name
     body: bool = False          # its top-level brace is a function body
     declared: str | None = None  # the name before the first top-level '('
-    previous: str = ""
+    previous: str = ""          # the last token and its kind
+    previous_kind: str = ""
 
 
 def prune_system_prototypes(preprocessed: str) -> str:
     """``preprocessed`` with unused system-header function prototypes blanked out."""
-    user_names: set[str] = set()
-    system, region_start = False, 0
-    for m in re.finditer(r"^#[^\n]*", preprocessed, re.M):
-        flags = _MARKER_FILE.match(m.group())
-        if flags is None:
-            continue
-        if not system:
-            user_names.update(re.findall(r"[A-Za-z_]\w*", preprocessed[region_start:m.start()]))
-        region_start, system = m.end(), "3" in flags.group("flags").split()
-    if not system:
-        user_names.update(re.findall(r"[A-Za-z_]\w*", preprocessed[region_start:]))
-
-    blanks: list[tuple[int, int]] = []
+    user_names: set[str] = set()   # every name outside system headers
+    candidates: list[tuple[int, int, str]] = []   # (start, end, declared name) of system prototypes
     depth, system = 0, False
     decl: _Declaration | None = None
     for m in _TOKEN.finditer(preprocessed):
@@ -67,6 +56,8 @@ def prune_system_prototypes(preprocessed: str) -> str:
             if decl is not None:
                 decl.crosses_marker = True
             continue
+        if kind == "name" and not system:
+            user_names.add(text)
         if decl is None:
             decl = _Declaration(m.start(), only_system=system)
         decl.only_system &= system
@@ -76,18 +67,18 @@ def prune_system_prototypes(preprocessed: str) -> str:
             if depth == 0 and text == "(" and decl.declared is None:
                 # `int (*signal (int, ...)) (int)` or `__attribute__ ((...)) int f (...)`: no name to judge by
                 decl.declared = decl.previous
-                decl.keep |= not _NAME.fullmatch(decl.previous) or decl.previous in _KEYWORDS
+                decl.keep |= decl.previous_kind != "name" or decl.previous in _KEYWORDS
             if depth == 0 and text == "{":
                 decl.keep, decl.body = True, decl.previous == ")"
             depth += 1
         elif kind == "punct" and text in _CLOSE:
             depth = max(depth - 1, 0)
-        decl.previous = text
+        decl.previous, decl.previous_kind = text, kind
         if depth == 0 and (text == ";" or text == "}" and decl.body):
-            if (decl.only_system and not decl.crosses_marker and not decl.keep and decl.declared
-                    and decl.declared not in user_names):
-                blanks.append((decl.start, m.end()))
+            if decl.only_system and not decl.crosses_marker and not decl.keep and decl.declared:
+                candidates.append((decl.start, m.end(), decl.declared))
             decl = None
+    blanks = [(start, end) for start, end, name in candidates if name not in user_names]
     if not blanks:
         return preprocessed
     out, pos = [], 0

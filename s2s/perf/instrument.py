@@ -134,14 +134,12 @@ def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...] | 
     if mode == "isl":
         return None
     try:
-        from s2s.transforms import OptimizeOptions, choose_schedule
+        from s2s.transforms import choose_schedule
     except ImportError as exc:
         raise ValueError(f"mode {mode} is not available in this s2s ({exc})") from exc
-    from s2s.driver.pipeline import kernel_target, tile_budget_bytes
+    from s2s.driver.pipeline import optimize_options
 
-    opts = OptimizeOptions(fusion=fusion, tile_sizes=tuple(tile_sizes) if tile_sizes else None,
-                           tile_budget_bytes=tile_budget_bytes(), parallel=target == "openmp",
-                           matmul=kernel_target())
+    opts = optimize_options(fusion, tuple(tile_sizes) if tile_sizes else None, target == "openmp")
     return lambda scop: choose_schedule(scop, opts)
 
 
