@@ -2,13 +2,12 @@
 may replace them, and that its C expansion computes bit for bit what the loops computed."""
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from c_build import outputs_of_both_builds
 from frontends.c import lift_c_file
 from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
@@ -89,7 +88,8 @@ def test_blocking_fits_the_registers():
 
 def test_node_in_the_ir_and_its_json(tmp_path):
     scop = _scop(tmp_path, GEMM)
-    tree, note = choose_schedule(scop, OptimizeOptions(matmul=KernelTarget()))
+    choice = choose_schedule(scop, OptimizeOptions(matmul=KernelTarget()))
+    tree, note = choice.schedule, choice.note
     assert "register-blocked" in note
     seq, _ = generate(scop, tree)
     (node,) = [c for b in walk(seq) if isinstance(b, Block) for c in b.graph.nodes if isinstance(c, MatMul)]
@@ -184,16 +184,7 @@ def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
     # all but the delinearized P[i * n + j] (one-dimensional: not matched yet)
     assert sum("6 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
     assert ("#pragma omp parallel\n" in result.source) == (target == "openmp")
-    opt = tmp_path / "mm.opt.c"
-    opt.write_text(result.source)
-    # no FMA contraction, so that the vector kernel and the scalar loops round the same way
-    flags = ["-O2", "-ffp-contract=off", "-march=native"]
-    omp = ["-fopenmp"] if target == "openmp" else []
-    subprocess.run(["cc", *flags, str(src), "-o", str(tmp_path / "ref")], check=True)
-    subprocess.run(["cc", *flags, *omp, str(opt), "-o", str(tmp_path / "opt")], check=True)
-    env = {**os.environ, "OMP_NUM_THREADS": "2"}
-    ref = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
-    out = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True, env=env).stdout
+    ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp")
     assert out == ref
 
 

@@ -30,7 +30,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     vec, lp, rp, blocked = name("vec"), name("lp"), name("rp"), name("blocked")
     ic, ie, iff, jb0, jb1, jf = name("ic"), name("ie"), name("if"), name("jb0"), name("jb1"), name("jf")
     kc, ke, kn, jr, ir, kk = name("kc"), name("ke"), name("kn"), name("jr"), name("ir"), name("k")
-    tile, tr, tj = name("tile"), name("tr"), name("tj")
+    tile, tr, tj, nthreads = name("tile"), name("tr"), name("tj"), name("threads")
     lrow = [name(f"l{u}") for u in range(terms)]
     scal = [name(f"a{u}") for u in range(terms)]
     acc = [[name(f"c{r}_{v}") for v in range(b.vectors)] for r in range(b.rows)]
@@ -86,11 +86,21 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         "/* without memory for the panels the plain loops below do all the work */",
         f"const int {blocked} = {lp} != 0 && {rp} != 0;",
     ]
+    step = str(mc)
     if threads:
-        body.append("#pragma omp for schedule(dynamic)")
+        # rows shared evenly by the threads, in blocks of at most mc (doitgen has 140 rows: blocks
+        # of 96 would leave one thread a third of the work)
+        step = name("mc")
+        share = f"(({i1} - {i0} + {nthreads} - 1) / {nthreads} + {mr - 1}) / {mr} * {mr}"
+        body += [
+            "extern int omp_get_num_threads(void);",
+            f"const int {nthreads} = omp_get_num_threads();",
+            f"const int {step} = {_max(_min(share, str(mc)), str(mr))};",
+            "#pragma omp for schedule(dynamic)",
+        ]
     body += [
-        f"for (int {ic} = {i0}; {ic} < {i1}; {ic} += {mc}) {{",
-        f"  const int {ie} = {_min(f'{ic} + {mc}', i1)};",
+        f"for (int {ic} = {i0}; {ic} < {i1}; {ic} += {step}) {{",
+        f"  const int {ie} = {_min(f'{ic} + {step}', i1)};",
         f"  const int {iff} = {blocked} ? {ic} + ({ie} - {ic}) / {mr} * {mr} : {ic};",
     ]
     if triangle:   # the columns some row of the block has (bounds affine in i: extreme at the ends)

@@ -109,3 +109,12 @@ class AffineBuilder:
 
 def named(s: isl.Set | isl.Map, tuple_name: str) -> isl.Set:
     return s.set_tuple_name(tuple_name)
+
+
+def only_through(domain: isl.Set, dims: tuple[int, ...]) -> isl.Set:
+    """``domain`` constrained only through ``dims`` (the others projected out and put back free)."""
+    out = domain
+    for d in reversed(range(domain.dim(isl.dim_type.set))):
+        if d not in dims:
+            out = out.project_out(isl.dim_type.set, d, 1).insert_dims(isl.dim_type.set, d, 1)
+    return out.set_tuple_name(domain.get_tuple_name())

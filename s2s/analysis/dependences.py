@@ -32,7 +32,7 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     sched = scop.schedule_map
     reads, writes = scop.reads, scop.writes
     if array is not None:
-        reads, writes = _only(reads, array), _only(writes, array)
+        reads, writes = accesses_to(reads, array), accesses_to(writes, array)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
     flow = info.compute_flow().get_must_dependence()
     before = sched.lex_lt_union_map(sched)  # pairs of instances in execution order
@@ -65,7 +65,8 @@ def carries_conflict(scop: Scop, loop: Loop) -> bool:
     return False
 
 
-def _only(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+def accesses_to(accesses: isl.UnionMap, array: str) -> isl.UnionMap:
+    """The relations of ``accesses`` that reach ``array``."""
     out = isl.UnionMap.empty(accesses.get_space())
     for m in maps_of(accesses):
         if m.get_tuple_name(isl.dim_type.out) == array:

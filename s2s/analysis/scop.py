@@ -340,6 +340,15 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
         return None
 
 
+def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...]) -> Scop:
+    """The model of ``nodes`` (children of ``parent``) with the given parameters, for code a
+    transformation wrote (a SCoP whose statements it rewrote); raises NotAffine if it is none."""
+    try:
+        return _Model(sdfg, parent, nodes, params).build()
+    except _Reject as why:
+        raise NotAffine(str(why)) from None
+
+
 class _Model:
     def __init__(self, sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...]):
         self.sdfg = sdfg

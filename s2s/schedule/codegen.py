@@ -17,7 +17,7 @@ from s2s.ir import (
     Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
     Tasklet, Ternary, Unary, expr as ex,
 )
-from s2s.schedule.matmul import matmul_block, parse_mark_name
+from s2s.schedule.matmul import match_matmul, matmul_block, parse_mark_name
 from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark
 
 
@@ -118,6 +118,10 @@ class _Generator:
             if kernel is not None:
                 # the library node runs the statement's whole domain; isl's loops for it are unused
                 name, blocking, parallel = kernel
+                pattern = match_matmul(self.scop, self.statements[name])
+                if pattern is None or any(Sym(b) not in rename.values() for b in pattern.batch):
+                    # (the tree puts a loop named after each batch iterator around the mark)
+                    raise CodegenError(f"matrix-multiply kernel {name} outside its batch loops")
                 bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
                 return [matmul_block(self.scop, self.statements[name], blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]

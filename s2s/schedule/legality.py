@@ -51,7 +51,7 @@ def bands_stay_forward(deps: Dependences, untiled: isl.UnionMap, band_rows: list
 
 
 def check(deps: Dependences, untiled: isl.UnionMap, final: isl.Schedule, band_rows: list[list[int]],
-          max_operations: int = 1_000_000) -> tuple[bool, str]:
+          max_operations: int = 200_000) -> tuple[bool, str]:
     """Whether ``final`` (tiled, wavefronted) may be emitted, and how that was established.
 
     The untiled schedule is checked exactly; the final one exactly too when isl manages within

@@ -7,10 +7,14 @@ loops leave it at a fraction of the machine's peak: every k step loads and store
 The MatMul library node (s2s.ir.library) keeps a block of C in vector registers instead, with
 packed panels of the factors (the BLIS scheme); back ends expand it.
 
+Loops around the three may be *batch* loops (doitgen's ``r`` in ``T[q][p] += A[r][q][s] *
+C4[s][p]``): the node then runs once per batch iteration, inside those loops, and the
+(i, j, k) domain must be the same for every batch iteration.
+
 The node changes the order of the statement's instances, so it is used only when it is proven
-legal (``kernel_order_is_legal``): the statement must be alone where the schedule puts it (no
-loop shared with another statement) and every dependence among its own instances must run
-along k for the same (i, j), which the node keeps in order.
+legal (``kernel_order_is_legal``): below its batch loops the statement must be alone where the
+schedule puts it (no loop shared with another statement) and every dependence among its own
+instances must run along k for the same batch and (i, j), or to a later batch iteration.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from s2s.analysis.affine import only_through
 from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.ir import (
@@ -25,6 +30,7 @@ from s2s.ir import (
     Range, Scalar, Sym, Symbol, Tasklet, Unary, expr as ex,
 )
 from s2s.ir.library import left_name, right_name
+from s2s.schedule.pluto import PlutoSchedule, Row
 
 MATMUL_MARK = "matmul"
 _TYPES = ("double", "float")
@@ -68,12 +74,13 @@ class MatMulPattern:
     lefts: tuple[Expr, ...]
     rights: tuple[Expr, ...]
     dtype: str
+    batch: tuple[str, ...] = ()   # iterators of the loops around the node, outermost first
 
 
 def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     """``stmt`` as a matrix-multiply update, or None when it is not one (or not one the node
     can run exactly as written)."""
-    if len(stmt.loops) != 3 or any(l.step != 1 for l in stmt.loops):
+    if len(stmt.loops) < 3 or any(l.step != 1 for l in stmt.loops):
         return None   # k must run upward: the node adds the terms in ascending k
     computations = stmt.block.graph.computations()
     if len(computations) != 1 or not isinstance(computations[0], Tasklet):
@@ -104,7 +111,9 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
             and i_sub != j_sub):
         return None
     i, j = i_sub.name, j_sub.name
-    (k,) = [v for v in iters if v not in (i, j)]
+    *batch, k = [v for v in iters if v not in (i, j)]
+    if iters[:len(batch)] != batch:
+        return None   # batch loops must be outside the three the node runs
     lefts: list[Expr] = []
     rights: list[Expr] = []
     update = _split_products(increment, i, j, lefts, rights)
@@ -113,9 +122,30 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     dtype = array.dtype.spelling
     if not all(_plain(e, scop, out.data, dtype) for e in lefts + rights):
         return None
-    if not _is_rows_by_band(stmt.domain, iters.index(i), iters.index(j), iters.index(k)):
+    pattern = MatMulPattern(stmt.name, i, j, k, target, value.op, update, tuple(lefts), tuple(rights), dtype,
+                            tuple(batch))
+    core = core_domain(stmt, pattern)
+    if core is None or not _is_rows_by_band(core, *_core_positions(stmt, pattern)):
         return None
-    return MatMulPattern(stmt.name, i, j, k, target, value.op, update, tuple(lefts), tuple(rights), dtype)
+    return pattern
+
+
+def core_domain(stmt: Statement, pattern: MatMulPattern) -> isl.Set | None:
+    """The (i, j, k) part of the statement's domain, the same in every batch iteration (None
+    when it is not: then the node cannot run each batch alike)."""
+    n = len(pattern.batch)
+    if n == 0:
+        return stmt.domain
+    batches = only_through(stmt.domain, tuple(range(n)))
+    rest = only_through(stmt.domain, tuple(range(n, len(stmt.iterators))))
+    if not batches.intersect(rest).is_equal(stmt.domain):
+        return None
+    return stmt.domain.project_out(isl.dim_type.set, 0, n).set_tuple_name(stmt.domain.get_tuple_name())
+
+
+def _core_positions(stmt: Statement, pattern: MatMulPattern) -> tuple[int, int, int]:
+    n = len(pattern.batch)
+    return tuple(stmt.iterators.index(v) - n for v in (pattern.i, pattern.j, pattern.k))  # type: ignore[return-value]
 
 
 def _split_products(e: Expr, i: str, j: str, lefts: list[Expr], rights: list[Expr]) -> Expr | None:
@@ -177,8 +207,8 @@ def _is_rows_by_band(domain: isl.Set, i: int, j: int, k: int) -> bool:
     lo, hi = j_bounds(domain, i, j, k)
     if lo.n_piece() != 1 or hi.n_piece() != 1 or not (_unit_slope(lo) and _unit_slope(hi)):
         return False
-    rows_cols = _keep(domain, (i, j))
-    depth = _keep(domain, (k,))
+    rows_cols = only_through(domain, (i, j))
+    depth = only_through(domain, (k,))
     return rows_cols.intersect(depth).is_equal(domain)
 
 
@@ -188,15 +218,6 @@ def _unit_slope(bound: isl.PwAff) -> bool:
     ((_, aff),) = bound.get_pieces()
     slope = aff.get_coefficient_val(isl.dim_type.param, aff.dim(isl.dim_type.param) - 1).to_python()
     return abs(slope) <= 1
-
-
-def _keep(domain: isl.Set, dims: tuple[int, ...]) -> isl.Set:
-    """``domain`` constrained only through ``dims`` (the others projected out and put back free)."""
-    out = domain
-    for d in reversed(range(domain.dim(isl.dim_type.set))):
-        if d not in dims:
-            out = out.project_out(isl.dim_type.set, d, 1).insert_dims(isl.dim_type.set, d, 1)
-    return out.set_tuple_name(domain.get_tuple_name())
 
 
 def j_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.PwAff]:
@@ -210,19 +231,38 @@ def j_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.Pw
     return per_row.dim_min(0), per_row.dim_max(0)
 
 
-def alone_at_top(rows, stmt: str, statements: list[Statement]) -> bool:
-    """Whether the schedule ``rows`` sets ``stmt`` apart from every other statement (scalar rows)
-    before any loop that another statement shares."""
+def alone_at_top(rows, pattern: MatMulPattern, statements: list[Statement]) -> bool:
+    """Whether the schedule ``rows`` sets the pattern's statement apart from every other
+    statement (scalar rows) before any loop that another statement shares, except its batch
+    loops: one row per batch iterator, outermost first, that is that iterator for the statement
+    (code generation then names the loop after it, and the node inside reads it)."""
+    stmt = pattern.statement
+    iterators = next(s.iterators for s in statements if s.name == stmt)
     group = [s.name for s in statements]
+    batch = list(pattern.batch)
     for row in rows:
         if len(group) == 1:
-            return True
+            break
         if row.kind == "scalar":
             value = row.coefficients[stmt][0]
             group = [s for s in group if row.coefficients[s][0] == value]
         elif any(any(row.coefficients[s][:-1]) for s in group) or len({row.coefficients[s][-1] for s in group}) > 1:
-            return False
-    return len(group) == 1
+            if not batch or tuple(row.coefficients[stmt]) != tuple(
+                    int(v == batch[0]) for v in iterators) + (0,):
+                return False
+            batch.pop(0)
+    return len(group) == 1 and not batch
+
+
+def batch_outermost(original: PlutoSchedule, statements: list[Statement], pattern: MatMulPattern) -> PlutoSchedule:
+    """The original order with every statement apart, in textual order, inside the kernel's batch
+    loops (a distribution there): what sets a batched kernel apart when the scheduler puts another
+    loop outermost (doitgen's parallel q). Code generation checks it like any schedule."""
+    cut = 2 * len(pattern.batch)    # the original rows: a scalar, then a loop, per depth
+    order = sorted(statements, key=lambda s: s.position)
+    apart = Row("scalar", {s.name: (n,) for n, s in enumerate(order)})
+    return PlutoSchedule(original.rows[:cut] + [apart] + original.rows[cut:], log=original.log + [
+        f"statements apart inside the batch loops of {pattern.statement}"])
 
 
 def kernel_order_is_legal(deps: Dependences, stmt: Statement, pattern: MatMulPattern) -> bool:
@@ -231,8 +271,13 @@ def kernel_order_is_legal(deps: Dependences, stmt: Statement, pattern: MatMulPat
     names = stmt.iterators
     src = ", ".join(names)
     dst = ", ".join(f"{v}_" for v in names)
-    allowed = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : "
+    same_batch = "".join(f"{b}_ = {b} and " for b in pattern.batch)
+    allowed = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {same_batch}"
                       f"{pattern.i}_ = {pattern.i} and {pattern.j}_ = {pattern.j} and {pattern.k}_ > {pattern.k} }}")
+    batch = pattern.batch
+    for n, b in enumerate(batch):   # or to a later batch iteration: the batch loops run in order
+        earlier = "".join(f"{c}_ = {c} and " for c in batch[:n])
+        allowed = allowed.union(isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {earlier}{b}_ > {b} }}"))
     own = isl.UnionSet.from_set(stmt.domain)
     among = deps.validity.intersect_domain(own).intersect_range(own)   # memory-based: any reordering
     return among.is_subset(isl.UnionMap.from_map(allowed))
@@ -250,19 +295,20 @@ def parse_mark_name(kind: str) -> tuple[str, Blocking, bool] | None:
 
 
 def matmul_block(scop: Scop, stmt: Statement, blocking: Blocking, parallel: bool, bound_expr, block_id: str) -> Block:
-    """The statement's whole domain as one dataflow block around a MatMul node. ``bound_expr``
-    turns an isl piecewise affine function of the parameters (and of i, for the bounds of j)
-    into an expression."""
+    """The statement's whole domain (for one iteration of its batch loops, whose variables the
+    node reads) as one dataflow block around a MatMul node. ``bound_expr`` turns an isl
+    piecewise affine function of the parameters (and of i, for the bounds of j) into an
+    expression."""
     pattern = match_matmul(scop, stmt)
     if pattern is None:
         raise ValueError(f"{stmt.name} is not a matrix-multiply statement")
-    iters = stmt.iterators
-    i, j, k = (iters.index(v) for v in (pattern.i, pattern.j, pattern.k))
-    lo, hi = j_bounds(stmt.domain, i, j, k)
+    core = core_domain(stmt, pattern)
+    i, j, k = _core_positions(stmt, pattern)
+    lo, hi = j_bounds(core, i, j, k)
     extents = {
-        pattern.i: Extent(pattern.i, bound_expr(stmt.domain.dim_min(i)), ex.plus_one(bound_expr(stmt.domain.dim_max(i)))),
+        pattern.i: Extent(pattern.i, bound_expr(core.dim_min(i)), ex.plus_one(bound_expr(core.dim_max(i)))),
         pattern.j: Extent(pattern.j, bound_expr(lo), ex.plus_one(bound_expr(hi))),
-        pattern.k: Extent(pattern.k, bound_expr(stmt.domain.dim_min(k)), ex.plus_one(bound_expr(stmt.domain.dim_max(k)))),
+        pattern.k: Extent(pattern.k, bound_expr(core.dim_min(k)), ex.plus_one(bound_expr(core.dim_max(k)))),
     }
     nodes: list = []
     edges: list[Memlet] = []
@@ -279,12 +325,12 @@ def matmul_block(scop: Scop, stmt: Statement, blocking: Blocking, parallel: bool
         conn = f"in_{name}"
         inputs.append(conn)
         nodes.append(AccessNode(f"{node_id}.r.{name}", name))
-        edges.append(Memlet(f"{node_id}.r.{name}", None, node_id, conn, name, _box(scop, stmt, name, write=False,
-                                                                                 bound_expr=bound_expr)))
+        edges.append(Memlet(f"{node_id}.r.{name}", None, node_id, conn, name, _box(scop, stmt, pattern, name, False,
+                                                                                 bound_expr)))
     target = pattern.target.name
     nodes.append(AccessNode(f"{node_id}.w.{target}", target))
     edges.append(Memlet(node_id, f"out_{target}", f"{node_id}.w.{target}", None, target,
-                        _box(scop, stmt, target, write=True, bound_expr=bound_expr), wcr=pattern.op))
+                        _box(scop, stmt, pattern, target, True, bound_expr), wcr=pattern.op))
     node = MatMul(node_id, "matmul", tuple(inputs), (f"out_{target}",), (), extents[pattern.i], extents[pattern.j],
                   extents[pattern.k], pattern.target, pattern.op, pattern.update, pattern.lefts, pattern.rights,
                   pattern.dtype, blocking, parallel)
@@ -296,17 +342,27 @@ def _accesses(e: Expr) -> list[Access]:
     return [n for n in ex.walk(e) if isinstance(n, Access)]
 
 
-def _box(scop: Scop, stmt: Statement, name: str, write: bool, bound_expr) -> tuple:
-    """The elements of ``name`` the statement touches, as one range per dimension."""
+def _box(scop: Scop, stmt: Statement, pattern: MatMulPattern, name: str, write: bool, bound_expr) -> tuple:
+    """The elements of ``name`` the statement touches in one batch iteration, as one range per
+    dimension (a subscript in the batch variables alone: that one element)."""
     data = scop.sdfg.container_map[name]
     if not isinstance(data, Array):
         return ()
+    n = len(pattern.batch)
     touched = None
     for is_write, relation in stmt.accesses:
         if relation.get_tuple_name(isl.dim_type.out) == name and is_write == write:
-            image = relation.range()
+            image = relation.project_out(isl.dim_type.in_, 0, n).range()
             touched = image if touched is None else touched.union(image)
+    edges = stmt.block.graph.writes() if write else stmt.block.graph.reads()
+    subscripts = {tuple(e.subset) for e in edges if e.data == name}
+    others = set(stmt.iterators) - set(pattern.batch)
     subset = []
     for d in range(data.rank):
-        subset.append(Range(bound_expr(touched.dim_min(d)), ex.plus_one(bound_expr(touched.dim_max(d))), Const("1")))
+        same = {sub[d] for sub in subscripts}
+        if n and len(same) == 1 and not ex.names(next(iter(same))) & others:
+            (sub,) = same
+            subset.append(Range(sub, ex.plus_one(sub), Const("1")))
+        else:
+            subset.append(Range(bound_expr(touched.dim_min(d)), ex.plus_one(bound_expr(touched.dim_max(d))), Const("1")))
     return tuple(subset)

@@ -11,12 +11,14 @@ from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
-    KernelTarget, MatMulPattern, alone_at_top, blocking_for, kernel_order_is_legal, mark_name, match_matmul,
+    KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
+    match_matmul,
 )
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
+from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 
@@ -46,22 +48,50 @@ class OptimizeOptions:
                                          # library nodes for this machine (None: as loops)
 
 
-def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str]:
-    """The schedule to generate code from (None: keep the original) and a note on how it was found."""
+@dataclass(frozen=True)
+class Choice:
+    """What to generate for a SCoP: code from ``schedule`` (None: the user's code stays), on the
+    expanded arrays of ``expansion`` when it is set (``schedule`` is then one of its SCoP)."""
+
+    schedule: isl.Schedule | None
+    note: str
+    expansion: Expansion | None = None
+
+
+def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
+    """The schedule to generate code from, and a note on how it was found. Scratch arrays are
+    expanded where that makes a statement a matrix multiply the schedule runs as a kernel."""
+    if options.matmul is not None:
+        scratch = scratch_arrays(scop)
+        if scratch:
+            expansion = expand(scop, scratch)
+            if _kernel_count(expansion.scop) > _kernel_count(scop):
+                schedule, note, kernels = _choose(expansion.scop, options)
+                if schedule is not None and kernels:
+                    return Choice(schedule, f"{note}; {expansion.note}", expansion)
+    schedule, note, _ = _choose(scop, options)
+    return Choice(schedule, note)
+
+
+def _kernel_count(scop: Scop) -> int:
+    return sum(1 for s in scop.statements if match_matmul(scop, s) is not None)
+
+
+def _choose(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str, tuple]:
     deps = compute_dependences(scop)
     scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
     try:
         sched = scheduler.schedule()
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
-            return None, f"original order kept (Pluto-style scheduler: {why})"
+            return None, f"original order kept (Pluto-style scheduler: {why})", ()
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
-        return _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
-    sched, kernels = _matmul_kernels(scop, deps, sched, options)
+        return *_isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2), ()
+    sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
     if reason:
-        return None, reason
+        return None, reason, ()
     plain = ""
     if sched.skewed and not kernels:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -70,7 +100,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
         if any(r.parallel for r in original.rows):
             if not options.parallel:
                 return None, ("original code kept: skewed tiles would not vectorize, and the original "
-                              "order's parallel loops mean nothing to a sequential target")
+                              "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
@@ -84,23 +114,24 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule 
             tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
             plain += "; no unroll-and-jam (its code generation is too dear here)"
         if not jammed or not _ast_is_cheap(scop, tree):
-            return None, "original code kept: code generation for the new schedule is too dear here"
+            return None, "original code kept: code generation for the new schedule is too dear here", ()
     ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
     if not ok:
-        return None, f"original order kept: {how}"
+        return None, f"original order kept: {how}", ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
     tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
-                  f"{sched.seconds:.2f} s{plain}")
+                  f"{sched.seconds:.2f} s{plain}"), kernels
 
 
-def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule,
+def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
                     options: OptimizeOptions) -> tuple[PlutoSchedule, tuple[tuple[str, str], ...]]:
     """Matrix-multiply statements to run as MatMul library nodes (with their tree marks), and the
-    schedule that sets them apart: ``sched``, or the unfused one when it sets apart more of them."""
+    schedule that sets them apart: ``sched``, or the unfused one, or the original order distributed
+    inside a kernel's batch loops, whichever sets apart the most of them."""
     if options.matmul is None:
         return sched, ()
     found = []
@@ -112,7 +143,7 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule,
         return sched, ()
 
     def apart(candidate: PlutoSchedule) -> list[MatMulPattern]:
-        return [p for p in found if alone_at_top(candidate.rows, p.statement, scop.statements)]
+        return [p for p in found if alone_at_top(candidate.rows, p, scop.statements)]
 
     chosen = apart(sched)
     if len(chosen) < len(found) and options.fusion != "no":
@@ -122,6 +153,11 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule,
             unfused = None
         if unfused is not None and len(apart(unfused)) > len(chosen):
             sched, chosen = unfused, apart(unfused)
+    for p in found:
+        if p.batch and p not in chosen:
+            batched = batch_outermost(scheduler.original_order(), scop.statements, p)
+            if len(apart(batched)) > len(chosen):
+                sched, chosen = batched, apart(batched)
     target = options.matmul
     return sched, tuple((p.statement, mark_name(
         p, blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)), options.parallel)) for p in chosen)

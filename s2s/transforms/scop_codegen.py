@@ -6,18 +6,17 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import islpy as isl
-
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
+from s2s.ir import SDFG, Binary, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
+from s2s.transforms.polyhedral import Choice
 from s2s.transforms.verify_parallel import demote_unproven_maps
 
-# Given a SCoP: the schedule to generate code from (None: the original one) and a note for the report.
-ScheduleChooser = Callable[[Scop], "tuple[isl.Schedule | None, str]"]
+# Given a SCoP: what to generate from it (no schedule: the user's code stays).
+ScheduleChooser = Callable[[Scop], Choice]
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             outcomes.append(ScopOutcome(first.id, scop.first_line, False,
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
-        schedule, note = choose(scop) if choose else (None, "original schedule")
+        choice = choose(scop) if choose else Choice(None, "original schedule")
+        schedule, note, expansion = choice.schedule, choice.note, choice.expansion
         if choose and schedule is None:
             # the optimizer found nothing better: the user's code stays exactly as written
             outcomes.append(ScopOutcome(first.id, scop.first_line, False, note))
@@ -56,23 +56,28 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             try:
                 guard = no_overlap_condition(scop)
             except Uncheckable as why:
-                schedule, note = None, f"original order kept: pointer arrays may overlap ({why})"
-        new, new_vars = generate(scop, schedule)
-        if new_vars:
-            probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
-                Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
-        else:
-            probe = dataclasses.replace(sdfg, containers=tuple(containers))
+                schedule, note, expansion = None, f"original order kept: pointer arrays may overlap ({why})", None
+        if expansion is not None:
+            containers.extend(expansion.containers)
+        new, new_vars = generate(expansion.scop if expansion else scop, schedule)
+        probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
+            Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
         new, demoted = demote_unproven_maps(probe, new)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
         if guard is not None:
+            note += "; under a run-time check that pointer arrays do not overlap"
+        if expansion is not None:
+            guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
+        if guard is not None:
             # the original code, under the same scope, for arrays that do overlap at run time
+            # (or expanded arrays that could not be allocated)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
                                                             original),))
-            note += "; under a run-time check that pointer arrays do not overlap"
+        if expansion is not None:
+            new = dataclasses.replace(new, children=expansion.allocations + new.children + expansion.releases)
         if scop.parent.id == sdfg.body.id:
             span = _merged_span(scop, source)
             if span is None:

@@ -56,17 +56,17 @@ def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
 
 def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]]:
     """``seq`` with every parallel or SIMD Map that is not proven parallel turned into a plain
-    loop; also returns the ids demoted."""
+    loop (and every parallel Map inside another, which would run sequentially anyway); also
+    returns the ids of those not proven."""
     maps = [n for n in walk(seq) if isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL]
     if not maps:
         return seq, []
     proven = proven_parallel(sdfg, seq)
-    demoted = [m.id for m in maps if m.id not in proven]
-    # one parallel region per nest: a parallel loop inside another runs sequentially anyway
+    unproven = [m.id for m in maps if m.id not in proven]
+    demoted = set(unproven)
     for m in maps:
         if m.schedule is Schedule.CPU_MULTICORE and m.id not in demoted:
             for inner in walk(m.body):
-                if isinstance(inner, Map) and inner.schedule is Schedule.CPU_MULTICORE and inner.id not in demoted:
-                    demoted.append(inner.id)
-
-    return _maps_to_loops(seq, lambda m: m.id in demoted), demoted
+                if isinstance(inner, Map) and inner.schedule is Schedule.CPU_MULTICORE:
+                    demoted.add(inner.id)
+    return _maps_to_loops(seq, lambda m: m.id in demoted), unproven

@@ -1,0 +1,254 @@
+"""Scratch arrays expanded along a loop, so that each iteration of the loop has a copy of its own.
+
+doitgen computes a row ``sum[p]`` for each (r, q) and copies it into ``A[r][q][p]``: all the
+iterations of q overwrite the one ``sum``, which orders them (memory-based dependences) though no
+value passes from one to the next. With a row per q, ``sum_x[q][p]``, those dependences are gone
+and the reduction is a matrix multiply, ``sum_x[q][p] += A[r][q][s] * C4[s][p]`` (array
+expansion in Feautrier's sense, along one loop).
+
+An array (or scalar) is expanded along loop L when
+- L is the innermost loop around every statement of the SCoP that touches it, and none declares it;
+- every read of it reads a value written in the same iteration of L and of the loops around L
+  (isl's exact dataflow), never one from before the SCoP;
+- the values of L's variable form one interval, affine in the parameters (the new dimension).
+The original array then receives what the user's code leaves in it: each element from the copy of
+the iteration of L that wrote it last, by a copy statement at the end of the SCoP (so only where
+that iteration is one affine function of the parameters and the elements written form a box).
+The copies live on the heap; code generation runs the new code only when the allocation
+succeeded, and the user's loops otherwise.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+
+import islpy as isl
+
+from s2s.analysis import Scop, build_scop
+from s2s.analysis.affine import only_through
+from s2s.analysis.dependences import accesses_to, maps_of
+from s2s.analysis.scop import Loop
+from s2s.ir import (
+    AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
+    For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, scalar_type,
+)
+from s2s.schedule.codegen import ast_expr_to_ir
+
+
+@dataclass(frozen=True)
+class ScratchArray:
+    name: str
+    loop: Loop
+    lowest: isl.Aff       # the least value of the loop's variable (the new dimension starts there)
+    count: isl.PwAff      # how many values it takes
+    last: isl.Aff         # the iteration that leaves each element its final value (of the parameters)
+    written: isl.Set      # the elements the SCoP writes
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """A SCoP rewritten on expanded copies of its scratch arrays, with what code generation puts
+    around it: the copies' allocation, the condition that it succeeded, and their release."""
+
+    scop: Scop
+    containers: tuple[Array | Scalar, ...]   # the copies, and the variables of the loops copying back
+    allocations: tuple[Declare, ...]
+    allocated: Expr
+    releases: tuple[ControlNode, ...]
+    note: str
+
+
+def scratch_arrays(scop: Scop) -> list[ScratchArray]:
+    """The arrays and scalars of ``scop`` that may be expanded (see the module docstring)."""
+    found = []
+    for name in sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.writes)}):
+        scratch = _scratch(scop, name)
+        if scratch is not None:
+            found.append(scratch)
+    return found
+
+
+def _scratch(scop: Scop, name: str) -> ScratchArray | None:
+    data = scop.sdfg.container_map.get(name)
+    if not (isinstance(data, Scalar) or isinstance(data, Array) and all(d is not None for d in data.shape)):
+        return None
+    if name in scop.declared or name in scop.delinearized:
+        return None
+    users = [s for s in scop.statements if any(m.get_tuple_name(isl.dim_type.out) == name for _, m in s.accesses)]
+    common = 0
+    while all(len(s.loops) > common and s.loops[common].node.id == users[0].loops[common].node.id for s in users):
+        common += 1
+    if common == 0:
+        return None
+    loop = users[0].loops[common - 1]
+    reads = accesses_to(scop.reads, name)
+    writes = accesses_to(scop.writes, name)
+    flow = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(
+        scop.schedule_map).compute_flow()
+    if not flow.get_must_no_source().is_empty() or not flow.get_may_no_source().is_empty():
+        return None   # a value from before the SCoP is read
+    for dep in maps_of(flow.get_must_dependence()):
+        same = dep
+        for d in range(common):
+            same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+        if not dep.is_subset(same):
+            return None   # a value crosses iterations of the loop
+    depth = loop.depth
+    lows = [s.domain.dim_min(depth) for s in users]
+    highs = [s.domain.dim_max(depth) for s in users]
+    low, high = lows[0], highs[0]
+    for a, b in zip(lows[1:], highs[1:]):
+        low, high = low.min(a), high.max(b)
+    low, high = low.coalesce(), high.coalesce()
+    if low.n_piece() != 1 or high.n_piece() != 1:
+        return None
+    ((_, lowest),) = low.get_pieces()
+    written = writes.range()
+    written = isl.Set.from_union_set(written) if not written.is_empty() else None
+    if written is None or not _is_box(written):
+        return None
+    times = writes.reverse().apply_range(scop.schedule_map).lexmax()
+    last = isl.Map.from_union_map(times).dim_max(2 * depth + 1)
+    if loop.step < 0:
+        last = last.neg()
+    last = last.coalesce()
+    if last.n_piece() != 1:
+        return None
+    ((_, last_aff),) = last.get_pieces()
+    rank = last_aff.dim(isl.dim_type.in_)
+    if last_aff.involves_dims(isl.dim_type.in_, 0, rank):
+        return None   # elements were left by different iterations
+    last_aff = last_aff.drop_dims(isl.dim_type.in_, 0, rank).project_domain_on_params()
+    count = high.sub(low).add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx())))
+    return ScratchArray(name, loop, lowest, count, last_aff, written)
+
+
+def _is_box(elements: isl.Set) -> bool:
+    """Whether each dimension's bounds are independent of the others (the set is a product)."""
+    product = isl.Set.universe(elements.get_space())
+    for d in range(elements.dim(isl.dim_type.set)):
+        product = product.intersect(only_through(elements, (d,)))
+    return product.is_equal(elements)
+
+
+def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion:
+    """``scop`` with each of ``scratch`` expanded along its loop."""
+    containers = scop.sdfg.container_map
+    build = isl.AstBuild.from_context(scop.context)
+
+    def expr_of(pa: isl.PwAff | isl.Aff) -> Expr:
+        if isinstance(pa, isl.Aff):
+            pa = isl.PwAff.from_aff(pa)
+        return ast_expr_to_ir(build.expr_from_pw_aff(pa), {})
+
+    taken = set(containers) | {l.node.var for l in scop.loops}
+    fresh = _fresh_names(taken)
+    arrays: list[Array] = []
+    renames: dict[str, tuple[str, Expr]] = {}
+    allocations: list[Declare] = []
+    copies: list[ControlNode] = []
+    counters: list[Scalar] = []
+    for s in scratch:
+        data = containers[s.name]
+        shape = data.shape if isinstance(data, Array) else ()
+        new = fresh(f"{s.name}_x")
+        offset = expr_of(s.lowest)
+        index = Sym(s.loop.node.var) if offset == Const("0") else Binary("-", Sym(s.loop.node.var), offset)
+        renames[s.name] = (new, index)
+        count = expr_of(s.count)
+        row = "".join(f"[{ExprPrinter()(d)}]" for d in shape)
+        pointer = f"{data.dtype.spelling} (*{new}){row}" if shape else f"{data.dtype.spelling} *{new}"
+        array = Array(new, data.dtype, (count,) + tuple(shape), Storage.HEAP, declaration=pointer)
+        arrays.append(array)
+        allocations.append(_allocation(array, count, shape, pointer.replace(new, "", 1)))
+        copies.append(_copy_back(s, new, expr_of(s.last) if offset == Const("0") else Binary(
+            "-", expr_of(s.last), offset), build, fresh, counters))
+    nodes = tuple(_rewrite(n, renames) for n in scop.nodes) + tuple(copies)
+    sdfg = dataclasses.replace(scop.sdfg, containers=tuple(scop.sdfg.containers) + tuple(arrays) + tuple(counters))
+    parent = Sequence(f"S.expanded.{scop.nodes[0].id}", nodes)
+    expanded = build_scop(sdfg, parent, nodes, scop.params)
+    allocated = None
+    for a in arrays:
+        cond = Binary("!=", Sym(a.name), Const("0"))
+        allocated = cond if allocated is None else Binary("&&", allocated, cond)
+    releases = tuple(Opaque(f"O.free.{a.name}", f"__builtin_free({a.name});", "release of an expanded array")
+                     for a in arrays)
+    note = ", ".join(f"{s.name} expanded along {s.loop.node.var}" for s in scratch)
+    return Expansion(expanded, tuple(arrays) + tuple(counters), tuple(allocations), allocated, releases, note)
+
+
+def _fresh_names(taken: set[str]):
+    def fresh(base: str) -> str:
+        name = base
+        for k in itertools.count(1):
+            if name not in taken:
+                break
+            name = f"{base}{k}"
+        taken.add(name)
+        return name
+
+    return fresh
+
+
+def _allocation(array: Array, count: Expr, shape, pointer_type: str) -> Declare:
+    """``T (*x)[d1]... = (T (*)[d1]...) __builtin_malloc(sizeof(T) * count * d1 * ...)`` (at
+    least one row, so that an empty loop does not look like a failed allocation)."""
+    size: Expr = Binary("*", SizeOf(array.dtype.spelling), _at_least_one(count))
+    for d in shape:
+        size = Binary("*", size, d)
+    value = Cast(pointer_type, Call("__builtin_malloc", (size,)))
+    tasklet = Tasklet(f"T.alloc.{array.name}", (), "out", value)
+    block = Block(f"B.alloc.{array.name}", DataflowGraph(
+        (tasklet, AccessNode(f"A.alloc.{array.name}", array.name)),
+        (Memlet(tasklet.id, "out", f"A.alloc.{array.name}", None, array.name, ()),)))
+    return Declare(f"D.alloc.{array.name}", array.name, init=block)
+
+
+def _at_least_one(e: Expr) -> Expr:
+    if isinstance(e, Const) and e.int_value is not None and e.int_value >= 1:
+        return e
+    return Ternary(Binary(">", e, Const("0")), e, Const("1"))
+
+
+def _copy_back(s: ScratchArray, new: str, last: Expr, build: isl.AstBuild, fresh, counters: list[Scalar]) -> ControlNode:
+    """``x[e] = x_x[last][e]`` for the written elements ``e`` (loops over the box, under the
+    condition on the parameters that anything was written)."""
+    rank = s.written.dim(isl.dim_type.set)
+    names = [fresh(f"{s.name}_e{d}") for d in range(rank)]
+    counters.extend(Scalar(n, scalar_type("int"), Storage.STACK) for n in names)
+    element = tuple(Sym(n) for n in names)
+    tasklet = Tasklet(f"T.copy.{s.name}", ("in",), "out", Sym("in"))
+    graph = DataflowGraph(
+        (AccessNode(f"A.copy.{new}", new), tasklet, AccessNode(f"A.copy.{s.name}", s.name)),
+        (Memlet(f"A.copy.{new}", None, tasklet.id, "in", new, (last,) + element),
+         Memlet(tasklet.id, "out", f"A.copy.{s.name}", None, s.name, element)))
+    body: ControlNode = Block(f"Bcopy_{s.name}", graph)
+    for d in reversed(range(rank)):
+        lo = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_min(d)), {})
+        hi = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_max(d)), {})
+        var = Sym(names[d])
+        body = For(f"L.copy.{s.name}.{d}", names[d], lo, Binary("<=", var, hi), Binary("+", var, Const("1")),
+                   Sequence(f"S.copy.{s.name}.{d}", (body,)), declares_var=True)
+    guard = ast_expr_to_ir(build.expr_from_set(s.written.params()), {})
+    if guard == Const("1"):
+        return Sequence(f"S.copy.{s.name}", (body,))
+    return IfElse(f"C.copy.{s.name}", guard, Sequence(f"S.copy.{s.name}", (body,)))
+
+
+def _rewrite(node: ControlNode, renames: dict[str, tuple[str, Expr]]) -> ControlNode:
+    """``node`` with each access to a renamed container going to its expanded copy."""
+    if isinstance(node, Block):
+        edges = tuple(dataclasses.replace(e, data=renames[e.data][0], subset=(renames[e.data][1],) + tuple(e.subset))
+                      if e.data in renames else e for e in node.graph.edges)
+        nodes = tuple(dataclasses.replace(n, data=renames[n.data][0])
+                      if isinstance(n, AccessNode) and n.data in renames else n for n in node.graph.nodes)
+        return dataclasses.replace(node, graph=DataflowGraph(nodes, edges))
+    if isinstance(node, Sequence):
+        return dataclasses.replace(node, children=tuple(_rewrite(c, renames) for c in node.children))
+    if isinstance(node, For):
+        return dataclasses.replace(node, body=_rewrite(node.body, renames))
+    if isinstance(node, IfElse):
+        return dataclasses.replace(node, then=_rewrite(node.then, renames),
+                                   other=None if node.other is None else _rewrite(node.other, renames))
+    return node

@@ -1,0 +1,104 @@
+"""Scratch arrays expanded along a loop (s2s.transforms.expansion): which arrays qualify, and that
+doitgen's row becomes a batched matrix multiply that computes what the loops computed, the
+scratch array's final values included."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from c_build import outputs_of_both_builds
+from frontends.c import lift_c_file
+from s2s.analysis import find_scops
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+from s2s.transforms.expansion import scratch_arrays
+
+
+def _scop(tmp_path: Path, body: str):
+    src = tmp_path / "k.c"
+    src.write_text("double A[20][30][40], C4[40][40], T[40], S[40], X[30][40];\n"
+                   f"void k(int nr, int nq, int np) {{\n  int r, q, p, s;\n{textwrap.indent(body, '  ')}}}\n")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    return scop
+
+
+DOITGEN_BODY = """\
+for (r = 0; r < nr; r++)
+  for (q = 0; q < nq; q++) {
+    for (p = 0; p < np; p++) {
+      T[p] = 0.0;
+      for (s = 0; s < np; s++)
+        T[p] += A[r][q][s] * C4[s][p];
+    }
+    for (p = 0; p < np; p++)
+      A[r][q][p] = T[p];
+  }
+"""
+
+
+def test_a_row_rewritten_in_each_iteration_is_expanded_along_that_loop(tmp_path):
+    (scratch,) = scratch_arrays(_scop(tmp_path, DOITGEN_BODY))
+    assert (scratch.name, scratch.loop.node.var) == ("T", "q")
+    assert "nq" in str(scratch.count) and "-1 + nq" in str(scratch.last)
+
+
+@pytest.mark.parametrize("body", [
+    # a value of the previous q is read
+    "for (q = 0; q < nq; q++)\n  for (p = 0; p < np; p++) {\n    X[q][p] = T[p];\n    T[p] = X[q][p] * 2.0;\n  }\n",
+    # a sum over q
+    "for (q = 0; q < nq; q++)\n  for (p = 0; p < np; p++)\n    T[p] += X[q][p];\n",
+    # no loop around every access
+    "for (p = 0; p < np; p++)\n  T[p] = 1.0;\nfor (p = 0; p < np; p++)\n  S[p] = T[p];\n",
+])
+def test_arrays_whose_values_cross_iterations_are_not_expanded(tmp_path, body):
+    assert scratch_arrays(_scop(tmp_path, body)) == []
+
+
+PROGRAM = r"""
+#include <stdio.h>
+static double A[12][13][24], C4[24][24], sum[24];
+
+static void doitgen(int nr, int nq, int np, double A[12][13][24], double C4[24][24], double sum[24])
+{
+  int r, q, p, s;
+""" + textwrap.indent(DOITGEN_BODY.replace("T[", "sum["), "  ") + r"""}
+
+int main(void)
+{
+  for (int r = 0; r < 12; r++)
+    for (int q = 0; q < 13; q++)
+      for (int p = 0; p < 24; p++)
+        A[r][q][p] = ((r * 5 + q * 3 + p) % 17) / 8.0 - 0.5;
+  for (int s = 0; s < 24; s++) {
+    sum[s] = -1.0;
+    for (int p = 0; p < 24; p++)
+      C4[s][p] = ((s * p) % 11) / 5.0;
+  }
+  doitgen(0, 13, 24, A, C4, sum);   /* nothing runs: sum keeps its values */
+  for (int p = 0; p < 24; p++)
+    printf("%a\n", sum[p]);
+  doitgen(12, 13, 24, A, C4, sum);
+  doitgen(5, 13, 20, A, C4, sum);
+  for (int r = 0; r < 12; r++)
+    for (int q = 0; q < 13; q++)
+      for (int p = 0; p < 24; p++)
+        printf("%a\n", A[r][q][p]);
+  for (int p = 0; p < 24; p++)
+    printf("%a\n", sum[p]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_doitgen_runs_as_a_batched_matmul_and_leaves_the_same_results(tmp_path, target):
+    src = tmp_path / "dg.c"
+    src.write_text(PROGRAM)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+    (line,) = [ln for ln in result.report if ": doitgen:" in ln]
+    assert "sum expanded along q" in line and "1 matrix-multiply statement(s)" in line, line
+    assert "sum_x != 0" in result.source   # without memory for the copies, the user's loops run
+    ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp")
+    assert out == ref
