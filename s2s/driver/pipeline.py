@@ -60,7 +60,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     from frontends.c import lift_c_file
     from s2s.ir import contains_loop, serialize
-    from s2s.transforms import choose_schedule, regenerate_scops
+    from s2s.transforms import choose_schedule, optimize_options, regenerate_scops
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
@@ -95,43 +95,3 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
 def _spliceable(node) -> bool:
     return node.origin is not None and node.origin.spliceable
-
-
-def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True):
-    """The scheduler's options on this machine (its caches and vector registers, read once)."""
-    from s2s.perf.topology import read_topology
-    from s2s.transforms import OptimizeOptions
-
-    try:
-        topo = read_topology()
-    except OSError:
-        topo = None
-    return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
-                           parallel=parallel, matmul=kernel_target(topo) if kernels else None)
-
-
-def tile_budget_bytes(topo) -> int:
-    """What one tile's data may occupy on this machine: half the L2 share of one core (sysfs), the
-    rest left to what the tile evicts and to the next tile's data."""
-    from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
-
-    l2 = topo.cache("L2") if topo is not None else None
-    if l2 is None or not l2.size_bytes:
-        return DEFAULT_TILE_BUDGET
-    return max(l2.size_bytes // max(l2.shared_by, 1) // 2, 32 * 1024)
-
-
-def kernel_target(topo):
-    """This machine's vector registers and caches, for the blocking of matrix-multiply kernels."""
-    from s2s.schedule.matmul import KernelTarget
-
-    default = KernelTarget()
-    if topo is None:
-        return default
-    l1, l2 = topo.cache("L1"), topo.cache("L2")
-    return KernelTarget(
-        vector_bytes=max(topo.simd_bits // 8, 16),
-        vector_registers=32 if "avx512f" in topo.isa else 16,
-        l1_bytes=l1.size_bytes if l1 is not None and l1.size_bytes else default.l1_bytes,
-        l2_bytes=(l2.size_bytes // max(l2.shared_by, 1)) if l2 is not None and l2.size_bytes else default.l2_bytes,
-    )

@@ -134,10 +134,9 @@ def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...] | 
     if mode == "isl":
         return None
     try:
-        from s2s.transforms import choose_schedule
+        from s2s.transforms import choose_schedule, optimize_options
     except ImportError as exc:
         raise ValueError(f"mode {mode} is not available in this s2s ({exc})") from exc
-    from s2s.driver.pipeline import optimize_options
 
     opts = optimize_options(fusion, tuple(tile_sizes) if tile_sizes else None, target == "openmp")
     return lambda scop: choose_schedule(scop, opts)

@@ -253,14 +253,17 @@ def substitute_block(block: Block, mapping: dict[str, Expr]) -> Block:
     return dataclasses.replace(block, graph=dataclasses.replace(block.graph, nodes=nodes, edges=edges))
 
 
-def generate(scop: Scop, schedule: isl.Schedule | None = None) -> tuple[Sequence, list[str]]:
-    """IR for ``scop`` executed in the order of ``schedule`` (default: its original schedule).
+def generate(scop: Scop, schedule: isl.Schedule | None = None,
+             ast: isl.AstNode | None = None) -> tuple[Sequence, list[str]]:
+    """IR for ``scop`` executed in the order of ``schedule`` (default: its original schedule), from
+    ``ast`` when the caller already has isl's AST of that schedule.
 
     Returns the new sequence (hoisted declarations of the SCoP's temporaries first) and the names
     of loop variables code generation had to invent (the caller declares them as ``int``)."""
     schedule = schedule if schedule is not None else scop.schedule_tree
     build = isl.AstBuild.from_context(scop.context)
-    ast = build.node_from_schedule(schedule)
+    if ast is None:
+        ast = build.node_from_schedule(schedule)
     gen = _Generator(scop, itertools.count(), build)
     body = gen.node(ast, {})
     hoisted = [Declare(f"D.hoist.{name}", name) for name in scop.declared]

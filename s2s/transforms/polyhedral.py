@@ -56,6 +56,7 @@ class Choice:
     schedule: isl.Schedule | None
     note: str
     expansion: Expansion | None = None
+    ast: isl.AstNode | None = None    # isl's AST of ``schedule``, when choosing it built one
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -66,32 +67,31 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
         if scratch:
             expansion = expand(scop, scratch)
             if _kernel_count(expansion.scop) > _kernel_count(scop):
-                schedule, note, kernels = _choose(expansion.scop, options)
-                if schedule is not None and kernels:
-                    return Choice(schedule, f"{note}; {expansion.note}", expansion)
-    schedule, note, _ = _choose(scop, options)
-    return Choice(schedule, note)
+                choice, kernels = _choose(expansion.scop, options)
+                if choice.schedule is not None and kernels:
+                    return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+    return _choose(scop, options)[0]
 
 
 def _kernel_count(scop: Scop) -> int:
     return sum(1 for s in scop.statements if match_matmul(scop, s) is not None)
 
 
-def _choose(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, str, tuple]:
+def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
     deps = compute_dependences(scop)
     scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
     try:
         sched = scheduler.schedule()
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
-            return None, f"original order kept (Pluto-style scheduler: {why})", ()
+            return Choice(None, f"original order kept (Pluto-style scheduler: {why})"), ()
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
-        return *_isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2), ()
+        return Choice(*_isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
     if reason:
-        return None, reason, ()
+        return Choice(None, reason), ()
     plain = ""
     if sched.skewed and not kernels:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -99,32 +99,34 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[isl.Schedule | None, 
         original = scheduler.original_order()
         if any(r.parallel for r in original.rows):
             if not options.parallel:
-                return None, ("original code kept: skewed tiles would not vectorize, and the original "
-                              "order's parallel loops mean nothing to a sequential target"), ()
+                return Choice(None, "original code kept: skewed tiles would not vectorize, and the original "
+                                    "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels)
     tiling: list[str] = []
     tree = build_tree(scop, sched, tree_options, tiling)
-    if not _ast_is_cheap(scop, tree):
+    ast = _ast_within_budget(scop, tree)
+    if ast is None:
         jammed = any("unroll-and-jam" in t for t in tiling)
         if jammed:
             tiling = []
             tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
             plain += "; no unroll-and-jam (its code generation is too dear here)"
-        if not jammed or not _ast_is_cheap(scop, tree):
-            return None, "original code kept: code generation for the new schedule is too dear here", ()
+            ast = _ast_within_budget(scop, tree)
+        if ast is None:
+            return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
     ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
     if not ok:
-        return None, f"original order kept: {how}", ()
+        return Choice(None, f"original order kept: {how}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
     tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
-    return tree, (f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
-                  f"{sched.seconds:.2f} s{plain}"), kernels
+    return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
+                        f"{sched.seconds:.2f} s{plain}", ast=ast), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
@@ -193,13 +195,13 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
     return None
 
 
-def _ast_is_cheap(scop: Scop, tree: isl.Schedule) -> bool:
+def _ast_within_budget(scop: Scop, tree: isl.Schedule) -> isl.AstNode | None:
+    """isl's AST of ``tree`` (code generation uses it), or None past the budget."""
     try:
         with isl_operation_limit(AST_OPERATIONS):
-            isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
-        return True
+            return isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
     except isl.Error:
-        return False
+        return None
 
 
 def _isl_fallback(scop: Scop, deps, reason: str, budget_s: float) -> tuple[isl.Schedule | None, str]:

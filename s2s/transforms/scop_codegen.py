@@ -59,7 +59,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 schedule, note, expansion = None, f"original order kept: pointer arrays may overlap ({why})", None
         if expansion is not None:
             containers.extend(expansion.containers)
-        new, new_vars = generate(expansion.scop if expansion else scop, schedule)
+        new, new_vars = generate(expansion.scop if expansion else scop, schedule,
+                                 choice.ast if schedule is choice.schedule else None)
         probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
             Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
         new, demoted = demote_unproven_maps(probe, new)

@@ -1,0 +1,41 @@
+"""The optimizer's options for the machine it runs on: tile budgets and matrix-multiply kernel
+blockings from its caches and vector registers (sysfs, via ``s2s.perf.topology``)."""
+from __future__ import annotations
+
+from s2s.perf.topology import read_topology
+from s2s.schedule.matmul import KernelTarget
+from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
+from s2s.transforms.polyhedral import OptimizeOptions
+
+
+def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True):
+    """The scheduler's options on this machine (its caches and vector registers, read once)."""
+    try:
+        topo = read_topology()
+    except OSError:
+        topo = None
+    return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
+                           parallel=parallel, matmul=kernel_target(topo) if kernels else None)
+
+
+def tile_budget_bytes(topo) -> int:
+    """What one tile's data may occupy on this machine: half the L2 share of one core (sysfs), the
+    rest left to what the tile evicts and to the next tile's data."""
+    l2 = topo.cache("L2") if topo is not None else None
+    if l2 is None or not l2.size_bytes:
+        return DEFAULT_TILE_BUDGET
+    return max(l2.size_bytes // max(l2.shared_by, 1) // 2, 32 * 1024)
+
+
+def kernel_target(topo):
+    """This machine's vector registers and caches, for the blocking of matrix-multiply kernels."""
+    default = KernelTarget()
+    if topo is None:
+        return default
+    l1, l2 = topo.cache("L1"), topo.cache("L2")
+    return KernelTarget(
+        vector_bytes=max(topo.simd_bits // 8, 16),
+        vector_registers=32 if "avx512f" in topo.isa else 16,
+        l1_bytes=l1.size_bytes if l1 is not None and l1.size_bytes else default.l1_bytes,
+        l2_bytes=(l2.size_bytes // max(l2.shared_by, 1)) if l2 is not None and l2.size_bytes else default.l2_bytes,
+    )
