@@ -123,7 +123,7 @@ class _Generator:
                     # (the tree puts a loop named after each batch iterator around the mark)
                     raise CodegenError(f"matrix-multiply kernel {name} outside its batch loops")
                 bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
-                return [matmul_block(self.scop, self.statements[name], blocking, parallel, bound,
+                return [matmul_block(self.scop, self.statements[name], pattern, blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]
             inner = self.node(child, rename)
             schedule = _MARK_SCHEDULES.get(kind)

@@ -294,14 +294,12 @@ def parse_mark_name(kind: str) -> tuple[str, Blocking, bool] | None:
     return parts[1], Blocking.parse(parts[2]), parts[3] == "1"
 
 
-def matmul_block(scop: Scop, stmt: Statement, blocking: Blocking, parallel: bool, bound_expr, block_id: str) -> Block:
+def matmul_block(scop: Scop, stmt: Statement, pattern: MatMulPattern, blocking: Blocking, parallel: bool, bound_expr,
+                 block_id: str) -> Block:
     """The statement's whole domain (for one iteration of its batch loops, whose variables the
     node reads) as one dataflow block around a MatMul node. ``bound_expr`` turns an isl
     piecewise affine function of the parameters (and of i, for the bounds of j) into an
     expression."""
-    pattern = match_matmul(scop, stmt)
-    if pattern is None:
-        raise ValueError(f"{stmt.name} is not a matrix-multiply statement")
     core = core_domain(stmt, pattern)
     i, j, k = _core_positions(stmt, pattern)
     lo, hi = j_bounds(core, i, j, k)
