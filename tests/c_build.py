@@ -66,9 +66,9 @@ def run_program(exe: Path, cwd: Path, timeout: float = 60) -> subprocess.Complet
     return subprocess.run([str(exe)], cwd=cwd, capture_output=True, timeout=timeout)
 
 
-def outputs_of_both_builds(src: Path, generated: str, openmp: bool) -> tuple[str, str]:
+def outputs_of_both_builds(src: Path, generated: str, openmp: bool, threads: int = 2) -> tuple[str, str]:
     """The standard output of ``src`` built with ``cc`` and of ``generated`` (its optimized
-    text) built with ``cc`` (``-fopenmp`` if asked, run on two threads). Without FMA
+    text) built with ``cc`` (``-fopenmp`` if asked, run on ``threads`` threads). Without FMA
     contraction, so that vector kernels and scalar loops round alike and outputs compare bit for bit."""
     opt = src.with_suffix(".opt.c")
     opt.write_text(generated)
@@ -76,7 +76,7 @@ def outputs_of_both_builds(src: Path, generated: str, openmp: bool) -> tuple[str
     ref_exe, opt_exe = src.with_suffix(".ref"), src.with_suffix(".opt")
     subprocess.run([REAL_CC, *flags, str(src), "-o", str(ref_exe)], check=True)
     subprocess.run([REAL_CC, *flags, *(["-fopenmp"] if openmp else []), str(opt), "-o", str(opt_exe)], check=True)
-    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
     ref = subprocess.run([str(ref_exe)], capture_output=True, text=True, check=True).stdout
     out = subprocess.run([str(opt_exe)], capture_output=True, text=True, check=True, env=env).stdout
     return ref, out

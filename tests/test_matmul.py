@@ -2,6 +2,7 @@
 may replace them, and that its C expansion computes bit for bit what the loops computed."""
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -188,9 +189,32 @@ def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
     assert out == ref
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_kernels_on_any_number_of_threads(tmp_path, threads):
+    # three threads: row blocks that do not divide the rows evenly, a triangle's blocks taken
+    # widest first by whichever thread is free
+    src = tmp_path / "mm.c"
+    src.write_text(PROGRAM)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp"))
+    ref, out = outputs_of_both_builds(src, result.source, openmp=True, threads=threads)
+    assert out == ref
+
+
+def test_register_blocks_are_functions_at_file_scope(tmp_path):
+    src = tmp_path / "mm.c"
+    src.write_text(PROGRAM)
+    source = optimize_c_file(str(src), [], PipelineOptions(mode="pluto")).source
+    definitions = re.findall(r"^__attribute__\(\(noinline\)\) static void (s2s_register_block_\w+)\(", source, re.M)
+    # one per shape: double with one product (three statements, += and -=), float, two products
+    assert len(definitions) == len(set(definitions)) == 5, definitions
+    assert source.index("#line 1 ") > source.rindex("s2s_register_block_", 0, source.index("#line 1 "))
+    for name in definitions:
+        assert source.count(name + "(") > 1   # defined, and called
+
+
 def test_kernels_can_be_turned_off(tmp_path):
     src = tmp_path / "mm.c"
     src.write_text(PROGRAM)
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", kernels=False))
     assert not any("register-blocked" in ln for ln in result.report)
-    assert "s2s_vec" not in result.source
+    assert "s2s_register_block" not in result.source

@@ -1,13 +1,21 @@
 """C expansion of the MatMul library node: a register-blocked kernel with packed panels.
 
-The loops follow the BLIS scheme. Rows of the result come in blocks of ``panel_rows`` (one
-per thread when there are threads), k in panels of ``depth``; the left factors of a row block
-and k panel are packed once (computed there, with any scalar factor, as the statement computed
-them), then for each ``columns``-wide strip of the result the right factors are packed, and a
-``rows`` x ``columns`` block of the result is kept in vector registers while k runs over the
-panel. Blocks that are not wholly inside the iteration space (rows and columns past the last
-full block) run as plain loops; a block across the diagonal of a triangle runs the kernel on a
-scratch copy and copies back only the cells the triangle has.
+The loops follow the BLIS scheme. Columns of the result come in chunks of ``panel_columns``, k
+in panels of ``depth``; the right factors of a chunk and k panel are packed once (computed
+there, with any scalar factor, as the statement computed them), by all threads together, into
+a panel they share. Then rows come in blocks of at most ``panel_rows``, which the threads take
+in turn; a thread packs the left factors of its block, and for each ``columns``-wide strip of
+the chunk a ``rows`` x ``columns`` block of the result is kept in vector registers while k runs
+over the panel. Packed rows past the last row and columns past the last column are zeros; a
+block that is not wholly inside the iteration space (the last rows and columns, a triangle's
+diagonal) runs the kernel on a scratch copy and copies back only the cells the space has, and
+a block of a triangle that has none of its cells is skipped.
+
+The register block's loop is a function of its own at file scope (``MatMulCode.helper``), not
+inlined: it needs all but one of the vector registers, and in the function around it gcc keeps
+values it hoisted out of the surrounding loops (the scalar factor, broadcast, for the packing
+loops) in registers across it, which spilled an accumulator to the stack in every iteration
+(gemm under OpenMP ran at two thirds of the speed of the same kernel without threads).
 
 Vectors are GNU C vector types (gcc and clang): the kernel is plain C that any -march
 compiles, and with the machine's vector width no accumulator is spilled. For each element of
@@ -15,177 +23,218 @@ the result the updates are applied in ascending k, as the node's contract requir
 """
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from typing import Callable
 
 from s2s.ir import Binary, Const, Expr, MatMul, Sym, expr as ex
 
 
-def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool) -> list[str]:
-    """The lines of a C block that performs ``node`` (without indentation of its own)."""
+@dataclass(frozen=True)
+class MatMulCode:
+    lines: list[str]   # a C block that performs the node (without indentation of its own)
+    helper_name: str
+    helper: str        # the definition, at file scope, of the register-block function it calls
+
+
+def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool) -> MatMulCode:
+    """The C code that performs ``node``."""
     b = node.blocking
     t = node.dtype
     terms = len(node.lefts)
     i, j, k = node.i.var, node.j.var, node.k.var
     name = _Names(taken | {i, j, k})
-    vec, lp, rp, blocked = name("vec"), name("lp"), name("rp"), name("blocked")
-    ic, ie, iff, jb0, jb1, jf = name("ic"), name("ie"), name("if"), name("jb0"), name("jb1"), name("jf")
-    kc, ke, kn, jr, ir, kk = name("kc"), name("ke"), name("kn"), name("jr"), name("ir"), name("k")
-    tile, tr, tj, nthreads = name("tile"), name("tr"), name("tj"), name("threads")
-    lrow = [name(f"l{u}") for u in range(terms)]
-    scal = [name(f"a{u}") for u in range(terms)]
-    acc = [[name(f"c{r}_{v}") for v in range(b.vectors)] for r in range(b.rows)]
-    rv = [[name(f"r{u}_{v}") for v in range(b.vectors)] for u in range(terms)]
-    mr, nr, w, depth, mc = b.rows, b.columns, b.lanes, b.depth, b.panel_rows
-    left_size, right_size = f"{mc} * {depth}", f"{depth} * {nr}"
+    lp, rp, blocked = name("lp"), name("rp"), name("blocked")
+    jc, je, kc, ke, kn = name("jc"), name("je"), name("kc"), name("ke"), name("kn")
+    ic, ie, ip, jr, ir = name("ic"), name("ie"), name("ip"), name("jr"), name("ir")
+    bi, nblocks = name("bi"), name("nblocks")
+    tile, tr, tj, nthreads, step, blocks = name("tile"), name("tr"), name("tj"), name("threads"), name("mc"), name("blocks")
+    mr, nr, depth, mc, nc = b.rows, b.columns, b.depth, b.panel_rows, b.panel_columns
+    columns = name("columns")   # of the right panel: up to nc, no more than the node has
+    left_size, right_size = f"{mc} * {depth}", f"{depth} * {columns}"   # one term's panels
 
     def at_row(row: str | Expr, e: Expr) -> str:
         return print_expr(ex.substitute(e, {i: Sym(row) if isinstance(row, str) else row}))
 
+    def plus(name: str, n: int | str) -> Expr:
+        return Binary("+", Sym(name), Sym(n) if isinstance(n, str) else Const(str(n)))
+
     i0, i1 = print_expr(node.i.start), print_expr(node.i.stop)
     k0, k1 = print_expr(node.k.start), print_expr(node.k.stop)
     triangle = i in ex.names(node.j.start) or i in ex.names(node.j.stop)
+    if triangle:   # the columns some row has (bounds affine in i: extreme at the first and last row)
+        last_row = Binary("-", node.i.stop, Const("1"))
+        j0 = _min(at_row(node.i.start, node.j.start), at_row(last_row, node.j.start))
+        j1 = _max(at_row(node.i.start, node.j.stop), at_row(last_row, node.j.stop))
+    else:
+        j0, j1 = print_expr(node.j.start), print_expr(node.j.stop)
 
-    def j_start(row: str) -> str:
-        return at_row(row, node.j.start)
+    def has(row: Expr, col: Expr) -> str:
+        """Whether the cell at (row, col) of a block is in the iteration space."""
+        inside = f"{print_expr(row)} < {ie} && {print_expr(col)} < {je}"
+        if triangle:
+            inside += (f" && {at_row(row, node.j.start)} <= {print_expr(col)}"
+                       f" && {print_expr(col)} < {at_row(row, node.j.stop)}")
+        return inside
 
-    def j_stop(row: str) -> str:
-        return at_row(row, node.j.stop)
+    def kernel(row: Callable[[int], str]) -> str:
+        """The call that updates the register block whose rows start at ``row(r)`` over the
+        packed k panel."""
+        lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}" for u in range(terms)]
+        rights = [f"{rp} + {u} * {right_size} + ({jr} - {jc}) * {kn}" for u in range(terms)]
+        return f"{helper_name}({kn}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
 
-    def cell(r: int, v: int) -> str:
-        row = Sym(ir) if r == 0 else Binary("+", Sym(ir), Const(str(r)))
-        col = Sym(jr) if v == 0 else Binary("+", Sym(jr), Const(str(v * w)))
-        return "&" + print_expr(ex.substitute(node.target, {i: row, j: col}))
+    def row_of_block(r: int) -> str:
+        return "&" + print_expr(ex.substitute(node.target, {i: plus(ir, r) if r else Sym(ir), j: Sym(jr)}))
 
-    def across_the_diagonal() -> list[str]:
-        """A block only partly inside the triangle: the kernel runs on a scratch copy of the
-        block whose cells outside the triangle are zero, and only the inside is copied back."""
-        row, col = Binary("+", Sym(ir), Sym(tr)), Binary("+", Sym(jr), Sym(tj))
-        has = f"{at_row(row, node.j.start)} <= {print_expr(col)} && {print_expr(col)} < {at_row(row, node.j.stop)}"
+    def block() -> list[str]:
+        """The register block at (ir, jr): on the result where it is wholly in the iteration
+        space, else on a scratch copy whose other cells are zero, of which only the cells in
+        the space are copied back (rows and columns past the last full block, a triangle's
+        diagonal)."""
+        last = plus(ir, mr - 1)
+        whole = f"{ir} + {mr} <= {ie} && {jr} + {nr} <= {je}"
+        if triangle:
+            whole += (f" && {at_row(ir, node.j.start)} <= {jr} && {at_row(last, node.j.start)} <= {jr}"
+                      f" && {jr} + {nr} <= {at_row(ir, node.j.stop)} && {jr} + {nr} <= {at_row(last, node.j.stop)}")
+        row, col = plus(ir, tr), plus(jr, tj)
         target = print_expr(ex.substitute(node.target, {i: row, j: col}))
         cells = [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)", f"  for (int {tj} = 0; {tj} < {nr}; {tj}++)"]
-        return ([f"{t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
-                + cells + [f"    {tile}[{tr} * {nr} + {tj}] = {has} ? {target} : 0;"]
-                + kernel(lambda r, v: f"&{tile}[{r * nr + v * w}]")
-                + cells + [f"    if ({has}) {target} = {tile}[{tr} * {nr} + {tj}];"])
+        return ([f"if ({whole}) {{", "  " + kernel(row_of_block), "} else {",
+                 f"  {t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
+                + ["  " + c for c in cells] + [f"      {tile}[{tr} * {nr} + {tj}] = {has(row, col)} ? {target} : 0;",
+                                                "  " + kernel(lambda r: f"{tile} + {r * nr}")]
+                + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {tile}[{tr} * {nr} + {tj}];", "}"])
 
-    update = f"{node.op}="
-    statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
-
-    def plain(rows: tuple[str, str], cols: tuple[str, str]) -> list[str]:
-        """The statement for rows [a, b) and, in each row, the columns of [c, d) it has."""
-        lo = _max(cols[0], j_start(i)) if triangle else cols[0]
-        hi = _min(cols[1], j_stop(i)) if triangle else cols[1]
-        return [f"for (int {i} = {rows[0]}; {i} < {rows[1]}; {i}++)",
+    def plain() -> list[str]:
+        """The statement for rows [ic, ie), the k panel and the columns of the chunk, without
+        the panels (their memory could not be had)."""
+        lo = _max(jc, at_row(i, node.j.start)) if triangle else jc
+        hi = _min(je, at_row(i, node.j.stop)) if triangle else je
+        update = f"{node.op}="
+        statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
+        return [f"for (int {i} = {ic}; {i} < {ie}; {i}++)",
                 f"  for (int {k} = {kc}; {k} < {ke}; {k}++)",
                 f"    for (int {j} = {lo}; {j} < {hi}; {j}++)",
                 f"      {statement}"]
 
-    body = [
-        f"{t} *{lp} = ({t} *)__builtin_malloc(sizeof({t}) * {terms} * {left_size});",
-        f"{t} *{rp} = ({t} *)__builtin_malloc(sizeof({t}) * {terms} * {right_size});",
-        "/* without memory for the panels the plain loops below do all the work */",
-        f"const int {blocked} = {lp} != 0 && {rp} != 0;",
-    ]
-    step = str(mc)
+    helper_name, helper = _register_block(node, print_expr)
+    pragma = (lambda text: [text]) if threads else (lambda text: [])
     if threads:
-        # rows shared evenly by the threads, in blocks of at most mc (doitgen has 140 rows: blocks
-        # of 96 would leave one thread a third of the work)
-        step = name("mc")
-        share = f"(({i1} - {i0} + {nthreads} - 1) / {nthreads} + {mr - 1}) / {mr} * {mr}"
-        body += [
+        # rows shared evenly by the threads: a multiple of their number of blocks of at most mc
+        # rows (doitgen has 140 rows: blocks of 96 would leave one thread a third of the work;
+        # gemm's 1000 rows in 11 blocks of 96 would give one thread 576 of them)
+        at_most_mc = f"(({i1} - {i0} + {mc - 1}) / {mc} + {nthreads} - 1) / {nthreads} * {nthreads}"
+        rows_each = f"(({i1} - {i0} + {blocks} - 1) / {blocks} + {mr - 1}) / {mr} * {mr}"
+        rows_per_block = [
             "extern int omp_get_num_threads(void);",
             f"const int {nthreads} = omp_get_num_threads();",
-            f"const int {step} = {_max(_min(share, str(mc)), str(mr))};",
-            "#pragma omp for schedule(dynamic)",
-        ]
-    body += [
-        f"for (int {ic} = {i0}; {ic} < {i1}; {ic} += {step}) {{",
-        f"  const int {ie} = {_min(f'{ic} + {step}', i1)};",
-        f"  const int {iff} = {blocked} ? {ic} + ({ie} - {ic}) / {mr} * {mr} : {ic};",
-    ]
-    if triangle:   # the columns some row of the block has (bounds affine in i: extreme at the ends)
-        last = Binary("-", Sym(ie), Const("1"))
-        body += [
-            f"  const int {jb0} = {_min(j_start(ic), at_row(last, node.j.start))};",
-            f"  const int {jb1} = {_max(j_stop(ic), at_row(last, node.j.stop))};",
+            f"const int {blocks} = {_max(at_most_mc, '1')};",
+            f"const int {step} = {_max(rows_each, str(mr))};",
         ]
     else:
-        body += [f"  const int {jb0} = {print_expr(node.j.start)};", f"  const int {jb1} = {print_expr(node.j.stop)};"]
-    body += [
-        f"  const int {jf} = {blocked} && {jb1} > {jb0} ? {jb0} + ({jb1} - {jb0}) / {nr} * {nr} : {jb0};",
+        rows_per_block = [f"const int {step} = {mc};"]
+    rows_per_block.append(f"const int {nblocks} = ({i1} - {i0} + {step} - 1) / {step};")
+    pack_right = [
+        f"for (int {jr} = {jc}; {jr} < {je}; {jr} += {nr})",
+        f"  for (int {k} = {kc}; {k} < {ke}; {k}++)",
+        f"    for (int {j} = {jr}; {j} < {jr} + {nr}; {j}++) {{",
+    ] + [f"      {rp}[{u} * {right_size} + ({jr} - {jc}) * {kn} + ({k} - {kc}) * {nr} + ({j} - {jr})] = "
+         f"{j} < {je} ? {print_expr(node.rights[u])} : 0;" for u in range(terms)] + ["    }"]
+    slot = f"({i} - {ic}) / {mr} * {mr} * {kn} + ({k} - {kc}) * {mr} + ({i} - {ic}) % {mr}"
+    pack_left = [
+        f"for (int {i} = {ic}; {i} < {ip}; {i}++)",
+        f"  for (int {k} = {kc}; {k} < {ke}; {k}++) {{",
+    ] + [f"    {lp}[{u} * {left_size} + {slot}] = {i} < {ie} ? {print_expr(node.lefts[u])} : 0;"
+         for u in range(terms)] + ["  }"]
+    if triangle:
+        # a block that has no cell of the triangle is skipped
+        last = Binary("-", Sym(_min(f"{ir} + {mr}", ie)), Const("1"))
+        lo = _min(at_row(ir, node.j.start), at_row(last, node.j.start))
+        hi = _max(at_row(ir, node.j.stop), at_row(last, node.j.stop))
+        skip = [f"if ({jr} + {nr} <= {lo} || {jr} >= {hi}) continue;"]
+
+        # the widest rows first, so that the threads finish a panel together: the last block
+        # taken is the narrowest (a lower triangle's widest rows are its last)
+        def width(row: Expr) -> str:
+            return f"({at_row(row, node.j.stop)} - {at_row(row, node.j.start)})"
+        block_index = f"({width(last_row)} > {width(node.i.start)} ? {nblocks} - 1 - {bi} : {bi})"
+    else:
+        skip, block_index = [], bi
+    row_blocks = [
+        f"for (int {bi} = 0; {bi} < {nblocks}; {bi}++) {{",
+        f"  const int {ic} = {i0} + {block_index} * {step};",
+        f"  const int {ie} = {_min(f'{ic} + {step}', i1)};",
+        f"  if (!{blocked}) {{",
+    ] + ["    " + line for line in plain()] + [
+        "    continue;",
+        "  }",
+        f"  const int {ip} = {ic} + ({ie} - {ic} + {mr - 1}) / {mr} * {mr};   /* rows past ie packed as zeros */",
+    ] + ["  " + line for line in pack_left] + [
+        f"  for (int {jr} = {jc}; {jr} < {je}; {jr} += {nr})",
+        f"    for (int {ir} = {ic}; {ir} < {ie}; {ir} += {mr}) {{",
+    ] + ["      " + line for line in skip + block()] + ["    }", "}"]
+    panels = [
+        f"for (int {jc} = {j0}; {jc} < {j1}; {jc} += {nc}) {{",
+        f"  const int {je} = {_min(f'{jc} + {nc}', j1)};",
         f"  for (int {kc} = {k0}; {kc} < {k1}; {kc} += {depth}) {{",
         f"    const int {ke} = {_min(f'{kc} + {depth}', k1)};",
         f"    const int {kn} = {ke} - {kc};",
-        f"    for (int {i} = {ic}; {i} < {iff}; {i}++)",
-        f"      for (int {k} = {kc}; {k} < {ke}; {k}++) {{",
-    ]
-    slot = f"({i} - {ic}) / {mr} * {mr} * {kn} + ({k} - {kc}) * {mr} + ({i} - {ic}) % {mr}"
-    body += [f"        {lp}[{u} * {left_size} + {slot}] = {print_expr(node.lefts[u])};" for u in range(terms)]
-    body += [
-        "      }",
-        f"    for (int {jr} = {jb0}; {jr} < {jf}; {jr} += {nr}) {{",
-        f"      for (int {k} = {kc}; {k} < {ke}; {k}++)",
-        f"        for (int {j} = {jr}; {j} < {jr} + {nr}; {j}++) {{",
-    ]
-    body += [f"          {rp}[{u} * {right_size} + ({k} - {kc}) * {nr} + ({j} - {jr})] = {print_expr(node.rights[u])};"
-             for u in range(terms)]
-    body += [
-        "        }",
-        f"      for (int {ir} = {ic}; {ir} < {iff}; {ir} += {mr}) {{",
-    ]
-    def kernel(cell: Callable[[int, int], str]) -> list[str]:
-        """The register block of the result at ``cell`` updated over the packed k panel."""
-        lines = [f"const {t} *{lrow[u]} = {lp} + {u} * {left_size} + ({ir} - {ic}) * {kn};" for u in range(terms)]
-        for r in range(mr):
-            lines.append(f"{vec} " + ", ".join(f"{acc[r][v]} = *({vec} *){cell(r, v)}" for v in range(b.vectors)) + ";")
-        lines.append(f"for (int {kk} = 0; {kk} < {kn}; {kk}++) {{")
-        for u in range(terms):
-            lines.append(f"  const {vec} " + ", ".join(
-                f"{rv[u][v]} = *(const {vec} *)&{rp}[{u} * {right_size} + {kk} * {nr}{f' + {v * w}' if v else ''}]"
-                for v in range(b.vectors)) + ";")
-        lines.append(f"  {t} {', '.join(scal)};")
-        for r in range(mr):
-            loads = " ".join(f"{scal[u]} = {lrow[u]}[{kk} * {mr} + {r}];" for u in range(terms))
-            updates = " ".join(
-                f"{acc[r][v]} {update} "
-                f"{print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
-                for v in range(b.vectors))
-            lines.append(f"  {loads} {updates}")
-        lines.append("}")
-        for r in range(mr):
-            lines.append(" ".join(f"*({vec} *){cell(r, v)} = {acc[r][v]};" for v in range(b.vectors)))
-        return lines
+        f"    if ({rp} != 0) {{   /* the right factors of the panel, packed once for all row blocks */",
+    ] + ["      " + line for line in pragma("#pragma omp for")] + ["      " + line for line in pack_right] + [
+        "    }",
+    ] + ["    " + line for line in pragma("#pragma omp for schedule(dynamic)")] + [
+        "    " + line for line in row_blocks] + ["  }", "}"]
+    inner = [
+        f"{t} *{lp} = ({t} *)__builtin_malloc(sizeof({t}) * {terms} * {left_size});",
+        "/* without memory for the panels the plain loops do all the work */",
+        f"const int {blocked} = {lp} != 0 && {rp} != 0;",
+    ] + rows_per_block + panels + [f"__builtin_free({lp});"]
+    out = ["{",
+           f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
+           f"  {t} *{rp} = ({t} *)__builtin_malloc(sizeof({t}) * {terms} * {right_size});"]
+    out += ["  " + line for line in pragma("#pragma omp parallel")]
+    out += ["  {"] + ["    " + line for line in inner] + ["  }", f"  __builtin_free({rp});", "}"]
+    return MatMulCode(out, helper_name, helper)
 
-    if triangle:
-        last = Binary("+", Sym(ir), Const(str(mr - 1)))
-        inside = (f"{j_start(ir)} <= {jr} && {at_row(last, node.j.start)} <= {jr} && "
-                  f"{jr} + {nr} <= {j_stop(ir)} && {jr} + {nr} <= {at_row(last, node.j.stop)}")
-        body.append(f"        if ({inside}) {{")
-        body += ["          " + line for line in kernel(cell)]
-        body.append("        } else {")
-        body += ["          " + line for line in across_the_diagonal()]
-        body.append("        }")
-    else:
-        body += ["        " + line for line in kernel(cell)]
-    body += ["      }", "    }"]
-    body += ["    " + line for line in plain((iff, ie), (jb0, jf))]
-    body += ["    " + line for line in plain((ic, ie), (jf, jb1))]
-    body += [
-        "  }",
-        "}",
-        f"__builtin_free({lp});",
-        f"__builtin_free({rp});",
-    ]
-    out = [
-        "{",
-        f"  typedef {t} {vec} __attribute__((vector_size({w} * sizeof({t})), aligned(sizeof({t})), may_alias));",
-    ]
-    if threads:
-        out.append("  #pragma omp parallel")
-    out.append("  {")
-    out += ["    " + line for line in body]
-    out += ["  }", "}"]
-    return out
+
+def _register_block(node: MatMul, print_expr: Callable[[Expr], str]) -> tuple[str, str]:
+    """The name and file-scope definition of the function that keeps a ``rows`` x ``columns``
+    block of the result in vector registers while k runs over a packed panel. Its arguments:
+    the panel's depth, each term's packed left and right factors, then the block's rows in the
+    result (``columns`` contiguous elements each)."""
+    b, t, terms = node.blocking, node.dtype, len(node.lefts)
+    mr, nr, w = b.rows, b.columns, b.lanes
+    lefts = [f"l{u}" for u in range(terms)]
+    rights = [f"r{u}" for u in range(terms)]
+    rows = [f"c{r}" for r in range(mr)]
+    acc = [[f"c{r}_{v}" for v in range(b.vectors)] for r in range(mr)]
+    rv = [[f"r{u}_{v}" for v in range(b.vectors)] for u in range(terms)]
+    scal = [f"a{u}" for u in range(terms)]
+    update = f"{node.op}="
+    params = ([f"const {t} *__restrict__ {p}" for p in lefts + rights] + [f"{t} *{p}" for p in rows])
+    body = [f"typedef {t} vec __attribute__((vector_size({w} * sizeof({t})), aligned(sizeof({t})), may_alias));"]
+    for r in range(mr):
+        body.append("vec " + ", ".join(f"{acc[r][v]} = *(vec *)({rows[r]} + {v * w})" for v in range(b.vectors)) + ";")
+    body.append("for (int k = 0; k < kn; k++) {")
+    for u in range(terms):
+        body.append("  const vec " + ", ".join(
+            f"{rv[u][v]} = *(const vec *)({rights[u]} + k * {nr} + {v * w})" for v in range(b.vectors)) + ";")
+    body.append(f"  {t} {', '.join(scal)};")
+    for r in range(mr):
+        loads = " ".join(f"{scal[u]} = {lefts[u]}[k * {mr} + {r}];" for u in range(terms))
+        updates = " ".join(
+            f"{acc[r][v]} {update} {print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
+            for v in range(b.vectors))
+        body.append(f"  {loads} {updates}")
+    body.append("}")
+    for r in range(mr):
+        body.append(" ".join(f"*(vec *)({rows[r]} + {v * w}) = {acc[r][v]};" for v in range(b.vectors)))
+    text = "\n".join("  " + line for line in body)
+    digest = hashlib.sha1(f"{params}{text}".encode()).hexdigest()[:8]
+    name = f"s2s_register_block_{mr}x{nr}_{digest}"
+    header = f"__attribute__((noinline)) static void {name}(const int kn, {', '.join(params)})"
+    return name, f"{header}\n{{\n{text}\n}}\n"
 
 
 def _min(a: str, b: str) -> str:

@@ -24,12 +24,19 @@ class CPrinter:
         self.sdfg = sdfg
         self.containers = sdfg.container_map
         self.expr = expr_printer or ExprPrinter()
+        # file-scope functions the printed statements call, by name (see ``definitions``)
+        self.helpers: dict[str, str] = {}
 
     # --- entry points ---------------------------------------------------------------------------
 
     def statement(self, node: ControlNode) -> str:
         """C text of one control node (no trailing newline)."""
         return "\n".join(self.lines(node, 0))
+
+    def definitions(self) -> str:
+        """C text of the file-scope functions that the statements printed so far call: it goes
+        before the first of them in the file."""
+        return "".join(self.helpers.values())
 
     def lines(self, node: ControlNode, level: int) -> list[str]:
         method = getattr(self, "print_" + type(node).__name__, None)
@@ -137,8 +144,9 @@ class CPrinter:
             if isinstance(comp, Tasklet):
                 out.append(self.pad(level) + self.tasklet_statement(node, comp))
             elif isinstance(comp, MatMul):
-                out += [self.pad(level) + line for line in
-                        expand_matmul(comp, self.expr, set(self.containers), self.threads and comp.parallel)]
+                code = expand_matmul(comp, self.expr, set(self.containers), self.threads and comp.parallel)
+                self.helpers[code.helper_name] = code.helper
+                out += [self.pad(level) + line for line in code.lines]
             elif isinstance(comp, LibraryNode):
                 out.append(self.pad(level) + self.library_statement(node, comp))
         return out

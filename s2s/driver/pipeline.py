@@ -64,6 +64,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
+    definitions: list[str] = []
     report: list[str] = []
     choose = None
     if options.mode == "pluto":
@@ -84,7 +85,9 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                           for n in chosen)
         printer = OpenMPPrinter(sdfg) if options.target == "openmp" else CPrinter(sdfg)
         replacements.extend(Replacement(n.origin, printer.statement(n)) for n in chosen)
-    source = splice(text, path_text, replacements)
+        definitions.append(printer.definitions())
+    # the kernels' helper functions use only built-in types: they can go before everything
+    source = "".join(dict.fromkeys(definitions)) + splice(text, path_text, replacements)
     return PipelineResult(
         source=source,
         changed=bool(replacements),

@@ -23,14 +23,16 @@ from s2s.ir.expr import Binary, Const, Expr, Sym
 class Blocking:
     """How an expansion blocks a MatMul for one machine: ``rows`` x ``vectors`` vectors of
     ``lanes`` elements of the result stay in registers while k runs over a panel of ``depth``
-    values; ``panel_rows`` rows of ``left`` are packed at a time (sized for L2), a
-    ``depth`` x (``vectors`` * ``lanes``) block of ``right`` at a time (sized for L1)."""
+    values; ``panel_rows`` rows of ``left`` are packed at a time (sized for L2, one panel per
+    thread), ``panel_columns`` columns of ``right`` (sized for the shared L3), and a
+    ``depth`` x (``vectors`` * ``lanes``) strip of those stays in L1 while it is used."""
 
     rows: int
     vectors: int
     lanes: int
     depth: int
     panel_rows: int
+    panel_columns: int
 
     @property
     def columns(self) -> int:
@@ -38,13 +40,13 @@ class Blocking:
 
     @property
     def text(self) -> str:
-        return f"{self.rows}x{self.vectors}x{self.lanes}/{self.depth}/{self.panel_rows}"
+        return f"{self.rows}x{self.vectors}x{self.lanes}/{self.depth}/{self.panel_rows}/{self.panel_columns}"
 
     @staticmethod
     def parse(text: str) -> "Blocking":
-        shape, depth, panel = text.split("/")
+        shape, depth, rows_panel, columns_panel = text.split("/")
         rows, vectors, lanes = (int(x) for x in shape.split("x"))
-        return Blocking(rows, vectors, lanes, int(depth), int(panel))
+        return Blocking(rows, vectors, lanes, int(depth), int(rows_panel), int(columns_panel))
 
 
 @dataclass(frozen=True)

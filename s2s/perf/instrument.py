@@ -368,21 +368,25 @@ def original_text(text: str, span: SourceSpan) -> str:
 
 def timing_source(text: str, path: str, regions: list[Region]) -> str:
     reps = []
+    definitions: list[str] = []
     for r in regions:
         if r.regenerated or r.has_return:
-            body = with_mixin(TimingMixin, r.printer)(r.sdfg, r.index).statement(r.node)
+            printer = with_mixin(TimingMixin, r.printer)(r.sdfg, r.index)
+            body = printer.statement(r.node)
+            definitions.append(printer.definitions())
         else:
             body = original_text(text, r.span)
         d = f"__s2s_d{r.index}"
         reps.append(_with_pragmas(text, path, r, f"{{ int {d} = __s2s_prof_enter({r.index}); ", body,
                                   f" __s2s_prof_exit({r.index}, {d}); }}"))
-    return PRELUDE.format(kind="timing", path=path) + splice(text, path, reps)
+    return PRELUDE.format(kind="timing", path=path) + "".join(dict.fromkeys(definitions)) + splice(text, path, reps)
 
 
 def counting_source(text: str, path: str, regions: list[Region], env_of, params_of) -> tuple[str, CountPlan]:
     """``env_of(region) -> TypeEnv``; ``params_of(region) -> names`` to record on entry."""
     plan = CountPlan()
     reps = []
+    definitions: list[str] = []
     for r in regions:
         params = tuple(params_of(r))
         plan.params[r.index] = params
@@ -393,7 +397,12 @@ def counting_source(text: str, path: str, regions: list[Region], env_of, params_
             del plan.counters[mark[0]:]
             del plan.byte_counters[mark[1]:]
             plan.failed[r.index] = f"cannot print the loop nest with counters ({exc})"
-            body = original_text(text, r.span) if not r.regenerated else r.printer(r.sdfg).statement(r.node)
+            if r.regenerated:
+                printer = r.printer(r.sdfg)
+                body = printer.statement(r.node)
+                definitions.append(printer.definitions())
+            else:
+                body = original_text(text, r.span)
         p = f"__s2s_p{r.index}"
         if params:
             capture = f"long long {p}[{len(params)}]; " + "".join(
@@ -402,7 +411,8 @@ def counting_source(text: str, path: str, regions: list[Region], env_of, params_
         else:
             capture, record = "", f"__s2s_prof_params({r.index}, 0, 0); "
         reps.append(_with_pragmas(text, path, r, "{ " + capture + record, body, " }"))
-    return PRELUDE.format(kind="counting", path=path) + splice(text, path, reps), plan
+    source = PRELUDE.format(kind="counting", path=path) + "".join(dict.fromkeys(definitions)) + splice(text, path, reps)
+    return source, plan
 
 
 def evaluate_counts(plan: CountPlan, counts: dict[int, int], byte_counts: dict[int, int]) -> dict[int, dict]:

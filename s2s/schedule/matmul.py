@@ -44,6 +44,7 @@ class KernelTarget:
     vector_registers: int = 16
     l1_bytes: int = 32 * 1024
     l2_bytes: int = 512 * 1024    # one core's share
+    l3_bytes: int = 8 * 1024 * 1024   # shared by the threads
 
 
 def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1) -> Blocking:
@@ -51,7 +52,7 @@ def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1) -> Bl
     one row of each term's ``right`` and one broadcast ``left`` value per term (6 x 2 vectors with
     16 registers and one term, 8 x 3 with 32); a packed k panel of the right factors that fills
     half of L1, rows of the left factors that fill half of L2 with it (the other halves for the
-    result and for what comes next)."""
+    result and for what comes next), columns of the right factors that fill half of L3."""
     lanes = max(target.vector_bytes // element_bytes, 1)
     vectors = 2 if target.vector_registers <= 16 else 3
     rows = max(1, min(8, (target.vector_registers - terms * (vectors + 1)) // vectors))
@@ -59,7 +60,9 @@ def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1) -> Bl
     depth = max(64, min(512, depth // 16 * 16))
     panel = target.l2_bytes // 2 // (terms * depth * element_bytes)
     panel = max(rows, min(16 * rows, panel // rows * rows))
-    return Blocking(rows, vectors, lanes, depth, panel)
+    columns = vectors * lanes
+    panel_columns = max(columns, target.l3_bytes // 2 // (terms * depth * element_bytes) // columns * columns)
+    return Blocking(rows, vectors, lanes, depth, panel, panel_columns)
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,11 @@ def kernel_target(topo):
     default = KernelTarget()
     if topo is None:
         return default
-    l1, l2 = topo.cache("L1"), topo.cache("L2")
+    l1, l2, l3 = topo.cache("L1"), topo.cache("L2"), topo.cache("L3")
     return KernelTarget(
         vector_bytes=max(topo.simd_bits // 8, 16),
         vector_registers=32 if "avx512f" in topo.isa else 16,
         l1_bytes=l1.size_bytes if l1 is not None and l1.size_bytes else default.l1_bytes,
         l2_bytes=(l2.size_bytes // max(l2.shared_by, 1)) if l2 is not None and l2.size_bytes else default.l2_bytes,
+        l3_bytes=l3.size_bytes if l3 is not None and l3.size_bytes else default.l3_bytes,
     )
