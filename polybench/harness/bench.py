@@ -4,7 +4,9 @@ the references, then time the verified ones.
 Phase 1 (``--jobs`` at a time, one worker per kernel/size point): build the dump binary and the
 timed binary of every configuration, run the dump binaries, compare with baseline (and
 reference-O0). Phase 2 (one run at a time, nothing else running): the timed binaries, ``repeat``
-rounds, configurations interleaved within a round so that drift hits them alike.
+rounds, configurations interleaved within a round so that drift hits them alike. A kernel that
+runs for milliseconds gets more rounds (``short_run_rounds``): its median of five moved by 10-20%
+between runs of the same binary here, more than what s2s changed.
 """
 from __future__ import annotations
 
@@ -44,6 +46,11 @@ STATUS_TEXT = {
 class Options:
     dataset: str = "LARGE"
     repeat: int = 5
+    # a kernel whose runs are shorter than short_run_s gets further rounds until each of its
+    # configurations has short_run_total_s of timed runs, up to short_run_factor x repeat rounds
+    short_run_s: float = 0.1
+    short_run_total_s: float = 1.0
+    short_run_factor: int = 10
     threads: int = 1
     timeout: float = 600.0
     tolerance: float = 1e-6
@@ -306,29 +313,50 @@ class Bench:
 
     # -- phase 2 ---------------------------------------------------------------------------------
 
+    def short_run_rounds(self, cells: list[Cell]) -> int:
+        """How many rounds in all cells that have run ``repeat`` rounds get (see ``Options``)."""
+        o = self.opt
+        medians = [statistics.median(c.times) for c in cells if c.status == "ok" and c.times]
+        if not medians or max(medians) >= o.short_run_s:
+            return o.repeat
+        wanted = math.ceil(o.short_run_total_s / max(max(medians), 1e-6))
+        return min(o.short_run_factor * o.repeat, max(o.repeat, wanted))
+
     def time_group(self, group: list[Cell]) -> None:
         timed = [c for c in group if c.status == "ok" and not c.config.verify_only]
-        for rnd in range(self.opt.repeat):
-            for cell in timed:
-                if cell.status != "ok":
-                    continue
-                self.progress.now("timing", f"{cell.point.key} {cell.config.name} run {rnd + 1}/{self.opt.repeat}")
-                r = _run.run_binary(cell.workdir / "timed", self.opt.timeout, self.run_env, want_time=True)
-                if r.status != "ok":
-                    cell.status, cell.message = r.status, f"timed run {rnd + 1}: {r.message}"
-                    self.progress.advance("timing", f"{cell.point.key} {cell.config.name} ✗ {cell.status_text}: "
-                                          f"{cell.message}", n=self.opt.repeat - rnd, line=True)
-                    continue
-                cell.times.append(r.seconds)
-                last = rnd == self.opt.repeat - 1
+        rounds = self.opt.repeat
+        rnd = 0
+        while rnd < rounds:
+            self.time_round(timed, rnd, rounds)
+            rnd += 1
+            if rnd == self.opt.repeat:
+                rounds = self.short_run_rounds(timed)
+                self.progress.extend("timing", (rounds - rnd) * sum(c.status == "ok" for c in timed))
+        for cell in timed:
+            if cell.status == "ok" and cell.times:
+                runs = f" ({len(cell.times)} runs)" if len(cell.times) != self.opt.repeat else ""
                 self.progress.advance("timing", f"{cell.point.key} {cell.config.name} median "
-                                      f"{statistics.median(cell.times):.6f} s" if last else "", line=last)
+                                      f"{statistics.median(cell.times):.6f} s{runs}", n=0, line=True)
         base = next((c for c in group if c.config.name == "baseline"), None)
         for cell in group:
             if base and base.status == "ok" and cell.status == "ok" and not cell.config.verify_only:
                 bm, cm = base.median, cell.median
                 if bm and cm and bm > 0 and cm > 0:
                     cell.speedup = bm / cm
+
+    def time_round(self, timed: list[Cell], rnd: int, rounds: int) -> None:
+        for cell in timed:
+            if cell.status != "ok":
+                continue
+            self.progress.now("timing", f"{cell.point.key} {cell.config.name} run {rnd + 1}/{rounds}")
+            r = _run.run_binary(cell.workdir / "timed", self.opt.timeout, self.run_env, want_time=True)
+            if r.status != "ok":
+                cell.status, cell.message = r.status, f"timed run {rnd + 1}: {r.message}"
+                self.progress.advance("timing", f"{cell.point.key} {cell.config.name} ✗ {cell.status_text}: "
+                                      f"{cell.message}", n=rounds - rnd, line=True)
+                continue
+            cell.times.append(r.seconds)
+            self.progress.advance("timing")
 
     def run(self) -> list[Cell]:
         groups = [[c for c in self.cells if c.point is p] for p in self.points]

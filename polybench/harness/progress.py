@@ -44,6 +44,14 @@ class ProgressReporter:
             if self._progress is not None:
                 self._tasks[name] = self._progress.add_task(name, total=total, now="")
 
+    def extend(self, name: str, more: int) -> None:
+        """The phase has ``more`` steps than it was started with."""
+        with self._lock:
+            self._totals[name] = self._totals.get(name, 0) + more
+            total = self._totals[name]
+        if self._progress is not None and name in self._tasks:
+            self._progress.update(self._tasks[name], total=total)
+
     def now(self, name: str, what: str) -> None:
         """What the phase is doing at the moment (shown next to the bar)."""
         if self._progress is not None and name in self._tasks:
