@@ -31,17 +31,25 @@ void init_array(int n,
     }
 
   {
+    /* B = A A^T, each B[r][s] summed over ascending t as in PolyBench (the same values), but
+       along rows of a transposed copy: PolyBench's column walk A[s][t] touches a new page at
+       every step and took two minutes at LARGE where the TLB is small (AMD Zen 1). */
     POLYBENCH_2D_ARRAY_DECL(B, DATA_TYPE, N, N, n, n);
+    POLYBENCH_2D_ARRAY_DECL(AT, DATA_TYPE, N, N, n, n);
     for (r = 0; r < n; ++r)
       for (s = 0; s < n; ++s)
         (POLYBENCH_ARRAY(B))[r][s] = 0;
     for (t = 0; t < n; ++t)
-      for (r = 0; r < n; ++r)
+      for (s = 0; s < n; ++s)
+        (POLYBENCH_ARRAY(AT))[t][s] = A[s][t];
+    for (r = 0; r < n; ++r)
+      for (t = 0; t < n; ++t)
         for (s = 0; s < n; ++s)
-          (POLYBENCH_ARRAY(B))[r][s] += A[r][t] * A[s][t];
+          (POLYBENCH_ARRAY(B))[r][s] += A[r][t] * (POLYBENCH_ARRAY(AT))[t][s];
     for (r = 0; r < n; ++r)
       for (s = 0; s < n; ++s)
         A[r][s] = (POLYBENCH_ARRAY(B))[r][s];
+    POLYBENCH_FREE_ARRAY(AT);
     POLYBENCH_FREE_ARRAY(B);
   }
 }
