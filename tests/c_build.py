@@ -82,6 +82,17 @@ def outputs_of_both_builds(src: Path, generated: str, openmp: bool, threads: int
     return ref, out
 
 
+def optimized_and_both_outputs(path: Path, program: str, target: str):
+    """``program`` written to ``path`` and optimized by the pipeline (mode pluto, ``target``):
+    the pipeline's result, and the outputs of both builds (``outputs_of_both_builds``)."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path.write_text(program)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target))
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    return result, ref, out
+
+
 def describe(proc: subprocess.CompletedProcess, what: str) -> str:
     def text(x):
         return x.decode(errors="replace") if isinstance(x, bytes) else (x or "")

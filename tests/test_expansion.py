@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from c_build import outputs_of_both_builds
+from c_build import optimized_and_both_outputs
 from frontends.c import lift_c_file
 from s2s.analysis import find_scops
-from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from s2s.transforms.expansion import scratch_arrays
 
 
@@ -94,11 +93,59 @@ int main(void)
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_doitgen_runs_as_a_batched_matmul_and_leaves_the_same_results(tmp_path, target):
-    src = tmp_path / "dg.c"
-    src.write_text(PROGRAM)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+    result, ref, out = optimized_and_both_outputs(tmp_path / "dg.c", PROGRAM, target)
     (line,) = [ln for ln in result.report if ": doitgen:" in ln]
     assert "sum expanded along q" in line and "1 matrix-multiply statement(s)" in line, line
     assert "sum_x != 0" in result.source   # without memory for the copies, the user's loops run
-    ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp")
+    assert out == ref
+
+
+SYMM_PROGRAM = r"""
+#include <stdio.h>
+static double C[37][45], A[37][37], B[37][45];
+
+static double symm(int m, int n, double alpha, double beta, double C[37][45], double A[37][37], double B[37][45])
+{
+  int i, j, k;
+  double temp2 = -3.0;
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      temp2 = 0;
+      for (k = 0; k < i; k++) {
+        C[k][j] += alpha * B[i][j] * A[i][k];
+        temp2 += B[k][j] * A[i][k];
+      }
+      C[i][j] = beta * C[i][j] + alpha * B[i][j] * A[i][i] + alpha * temp2;
+    }
+  return temp2;
+}
+
+int main(void)
+{
+  for (int i = 0; i < 37; i++) {
+    for (int j = 0; j < 45; j++) {
+      C[i][j] = ((i + j) % 13) / 6.0 - 1.0;
+      B[i][j] = ((i * 3 + j) % 7) / 3.0;
+    }
+    for (int j = 0; j < 37; j++)
+      A[i][j] = ((i * j) % 11) / 10.0;
+  }
+  printf("%a\n", symm(0, 45, 1.5, 1.2, C, A, B));   /* nothing runs: temp2 keeps its value */
+  printf("%a\n", symm(37, 45, 1.5, 1.2, C, A, B));
+  printf("%a\n", symm(30, 41, 0.5, 1.1, C, A, B));
+  for (int i = 0; i < 37; i++)
+    for (int j = 0; j < 45; j++)
+      printf("%a\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_symm_scalar_expanded_so_that_its_column_walk_becomes_a_row_walk(tmp_path, target):
+    # temp2 orders every (i, j) iteration after the one before; one per j, and j (now parallel)
+    # runs innermost below k: C[k][j] and B[k][j] are walked along rows instead of columns
+    result, ref, out = optimized_and_both_outputs(tmp_path / "symm.c", SYMM_PROGRAM, target)
+    (line,) = [ln for ln in result.report if ": symm:" in ln]
+    assert "temp2 expanded along j" in line and "innermost below the inner loops" in line, line
     assert out == ref

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from c_build import outputs_of_both_builds
+from c_build import optimized_and_both_outputs, outputs_of_both_builds
 from frontends.c import lift_c_file
 from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
@@ -179,13 +179,10 @@ int main(void)
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
-    src = tmp_path / "mm.c"
-    src.write_text(PROGRAM)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+    result, ref, out = optimized_and_both_outputs(tmp_path / "mm.c", PROGRAM, target)
     # all but the delinearized P[i * n + j] (one-dimensional: not matched yet)
     assert sum("6 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
     assert ("#pragma omp parallel\n" in result.source) == (target == "openmp")
-    ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp")
     assert out == ref
 
 

@@ -36,6 +36,27 @@ def innermost_member(stmts: list[Statement], members: list[Row]) -> int:
     return max(j for j, s in enumerate(scores) if s == best)
 
 
+def member_to_sink(stmts: list[Statement], rows: list[Row], members: list[Row], end: int) -> int | None:
+    """The parallel member of a band (``members``, which ``rows[end:]`` follow) whose point loop
+    should run below the loops of the later bands too, because it walks memory better than the
+    innermost loop there does (symm: ``C[k][j]`` along j rather than k); None when none does."""
+    deeper = [st for st in stmts if any(r.kind == "hyperplane" and any(r.coefficients[st.name][:-1])
+                                        for r in rows[end:])]
+    if not deeper:
+        return None
+    now = innermost_locality(deeper, rows)
+    if now is None:
+        return None
+    best, best_score = None, now
+    for j, m in enumerate(members):
+        if not m.parallel:
+            continue
+        score = innermost_locality(deeper, [r for r in rows if r is not m] + [m])
+        if score is not None and score > best_score:
+            best, best_score = j, score
+    return best
+
+
 def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
     """How well the innermost loop of a schedule walks memory: the access scores of the deepest
     statements along the direction of their innermost varying row (None when a statement's rows

@@ -2,13 +2,14 @@
 wavefronts, and marks that tell code generation which loops run in parallel or as SIMD."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import innermost_member, reads_an_array
+from s2s.schedule.point_order import innermost_member, member_to_sink, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes
 
 PARALLEL_MARK = "parallel"
@@ -95,19 +96,24 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
 
     kernels = dict(options.kernels)
 
-    def build(stmts: list[Statement], k: int) -> isl.Schedule:
+    def build(stmts: list[Statement], k: int, sunk: Row | None = None) -> isl.Schedule:
         if len(stmts) == 1 and stmts[0].name in kernels:
             return _kernel_branch(scop, stmts[0], kernels[stmts[0].name])
         if k == len(rows):
-            return isl.Schedule.from_domain(domain_of(stmts))
+            leaf = isl.Schedule.from_domain(domain_of(stmts))
+            if sunk is None or not _varies(sunk, stmts):
+                return leaf
+            band = leaf.insert_partial_schedule(_mupa(scop, stmts, [sunk])).get_root().child(0)
+            band = band.band_member_set_coincident(0, 1)
+            return (band.insert_mark(isl.Id(SIMD_MARK)) if options.simd else band).get_schedule()
         row = rows[k]
         if row.kind == "scalar":
             values = sorted({row.coefficients[s.name][0] for s in stmts})
             if len(values) == 1:
-                return build(stmts, k + 1)
+                return build(stmts, k + 1, sunk)
             out = None
             for v in values:
-                part = build([s for s in stmts if row.coefficients[s.name][0] == v], k + 1)
+                part = build([s for s in stmts if row.coefficients[s.name][0] == v], k + 1, sunk)
                 out = part if out is None else out.sequence(part)
             return out
         end = k + 1
@@ -116,17 +122,25 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
                 end += 1
         # members constant on these statements make no loop (another statement's dimension)
         members = [r for r in rows[k:end] if _varies(r, stmts)]
-        inner = build(stmts, end)
+        permutable = row.band >= 0 and len(members) > 1
+        sink = None
+        if permutable and options.tile and sunk is None and not kernels:
+            sink = member_to_sink(stmts, rows, members, end)
+        inner = build(stmts, end, sunk if sink is None else members[sink])
         if not members:
             return inner
+        if sink is not None:
+            return _tile_sinking(scop, inner, stmts, members, sink, options,
+                                 notes if notes is not None else []).get_schedule()
         schedule = inner.insert_partial_schedule(_mupa(scop, stmts, members))
         node = schedule.get_root().child(0)
-        permutable = row.band >= 0 and len(members) > 1
         node = node.band_set_permutable(1 if permutable else 0)
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
         if permutable and options.tile:
-            node = _tile(node, stmts, members, options, notes if notes is not None else [])
+            # (above a sunk loop, the SIMD loop is that one)
+            band_options = options if sunk is None else dataclasses.replace(options, simd=False)
+            node = _tile(node, stmts, members, band_options, notes if notes is not None else [])
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -152,15 +166,8 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
           notes: list[str]) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
-    if options.tile_sizes:
-        sizes = [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(n)]
-    else:
-        sizes = tile_sizes(stmts, members, inner, options.tile_budget_bytes)
-    space = node.band_get_space()
-    mv = isl.MultiVal.zero(space)
-    for j, size in enumerate(sizes):
-        mv = mv.set_val(j, isl.Val.int_from_si(space.get_ctx(), size))
-    node = node.band_tile(mv)           # node: the tile band; its child: the point band
+    sizes = _tile_sizes(stmts, members, inner, options)
+    node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
     coincident = [r.parallel for r in members]
     if inner != n - 1:
         node = _permute_points(node.child(0), inner, coincident).parent()
@@ -191,6 +198,42 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     return node
 
 
+def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], members: list[Row], sink: int,
+                  options: TreeOptions, notes: list[str]) -> isl.ScheduleNode:
+    """The band tiled, with the point loop of member ``sink`` left out here: ``inner`` (built
+    below it) runs it innermost, under the loops of the bands that follow (symm's j below k).
+    Legal because ``sink`` is parallel: every dependence that the loops before the band leave
+    unordered has distance zero on it, so the other loops order them as before."""
+    sizes = _tile_sizes(stmts, members, sink, options)
+    kept = [r for j, r in enumerate(members) if j != sink]
+    node = inner.insert_partial_schedule(_mupa(scop, stmts, kept)).get_root().child(0)
+    node = node.band_set_permutable(1)
+    for j, r in enumerate(kept):
+        node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
+    tiles = _mupa(scop, stmts, members)
+    node = node.insert_partial_schedule(tiles.scale_down_multi_val(_multi_val(tiles.get_space(), sizes)).floor())
+    node = node.band_set_permutable(1)
+    coincident = [r.parallel for r in members]
+    for j, c in enumerate(coincident):
+        node = node.band_member_set_coincident(j, 1 if c else 0)
+    notes.append(f"tiles {'x'.join(map(str, sizes))}, point loop {sink + 1} innermost below the inner loops")
+    # (the sunk member is parallel, so some tile loop is: no wavefront here)
+    return _mark_parallel(node, coincident, options) if options.parallel else node
+
+
+def _tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, options: TreeOptions) -> list[int]:
+    if options.tile_sizes:
+        return [options.tile_sizes[min(j, len(options.tile_sizes) - 1)] for j in range(len(members))]
+    return tile_sizes(stmts, members, innermost, options.tile_budget_bytes)
+
+
+def _multi_val(space: isl.Space, values: list[int]) -> isl.MultiVal:
+    mv = isl.MultiVal.zero(space)
+    for j, v in enumerate(values):
+        mv = mv.set_val(j, isl.Val.int_from_si(space.get_ctx(), v))
+    return mv
+
+
 def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.ScheduleNode:
     """Point loop ``position`` strip-mined by ``factor``, its inner part moved below all the point
     loops and unrolled: ``factor`` copies of the body in the innermost (SIMD) loop, independent
@@ -198,10 +241,8 @@ def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.
     the point band is: it is a tiling of the band followed by a permutation of its members.
     Returns the (outer) point band."""
     space = point.band_get_space()
-    sizes = isl.MultiVal.zero(space)
-    for k in range(space.dim(isl.dim_type.set)):
-        sizes = sizes.set_val(k, isl.Val.int_from_si(space.get_ctx(), factor if k == position else 1))
-    point = point.band_tile(sizes)
+    point = point.band_tile(_multi_val(space, [factor if k == position else 1
+                                               for k in range(space.dim(isl.dim_type.set))]))
     inner = point.child(0)
     for k in range(inner.band_n_member()):
         inner = inner.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)

@@ -125,8 +125,9 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
 
 
 def _is_box(elements: isl.Set) -> bool:
-    """Whether each dimension's bounds are independent of the others (the set is a product)."""
-    product = isl.Set.universe(elements.get_space())
+    """Whether each dimension's bounds are independent of the others (the set is a product; the
+    conditions on the parameters alone, a scalar's ``m > 0``, guard the copy back)."""
+    product = isl.Set.universe(elements.get_space()).intersect_params(elements.params())
     for d in range(elements.dim(isl.dim_type.set)):
         product = product.intersect(only_through(elements, (d,)))
     return product.is_equal(elements)

@@ -57,20 +57,28 @@ class Choice:
     note: str
     expansion: Expansion | None = None
     ast: isl.AstNode | None = None    # isl's AST of ``schedule``, when choosing it built one
+    scheduler_failed: bool = False    # the Pluto-style scheduler gave up (out of budget, or no solution)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     """The schedule to generate code from, and a note on how it was found. Scratch arrays are
-    expanded where that makes a statement a matrix multiply the schedule runs as a kernel."""
-    if options.matmul is not None:
-        scratch = scratch_arrays(scop)
-        if scratch:
-            expansion = expand(scop, scratch)
-            if _kernel_count(expansion.scop) > _kernel_count(scop):
-                choice, kernels = _choose(expansion.scop, options)
-                if choice.schedule is not None and kernels:
-                    return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
-    return _choose(scop, options)[0]
+    expanded where that makes a statement a matrix multiply the schedule runs as a kernel, or
+    where the SCoP would otherwise stay as written (symm's ``temp2`` orders all its iterations).
+    (Not after the scheduler gave up on the SCoP: on more statements it would fail again, and
+    twice the budget would break the optimizer's time limit.)"""
+    scratch = scratch_arrays(scop)
+    expansion = expand(scop, scratch) if scratch else None
+    if options.matmul is not None and expansion is not None:
+        if _kernel_count(expansion.scop) > _kernel_count(scop):
+            choice, kernels = _choose(expansion.scop, options)
+            if choice.schedule is not None and kernels:
+                return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+    plain = _choose(scop, options)[0]
+    if plain.schedule is None and not plain.scheduler_failed and expansion is not None:
+        choice = _choose(expansion.scop, options)[0]
+        if choice.schedule is not None:
+            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+    return plain
 
 
 def _kernel_count(scop: Scop) -> int:
@@ -84,9 +92,10 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         sched = scheduler.schedule()
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
-            return Choice(None, f"original order kept (Pluto-style scheduler: {why})"), ()
+            return Choice(None, f"original order kept (Pluto-style scheduler: {why})", scheduler_failed=True), ()
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
-        return Choice(*_isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)), ()
+        schedule, note = _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
+        return Choice(schedule, note, scheduler_failed=True), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
