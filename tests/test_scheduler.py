@@ -223,6 +223,48 @@ def test_skewed_tiles_only_where_nothing_else_runs_in_parallel():
     assert "bands of 3" in line and "instead" not in line
 
 
+FLAT = """
+#include <stdio.h>
+#include <stdlib.h>
+static void scale(int n, double *restrict a, const double *restrict b) {
+  for (int i = 1; i < n; i++)
+    a[i] = 2.0 * b[i] + b[i - 1];
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  double *a = calloc(n, sizeof *a), *b = malloc(n * sizeof *b);
+  for (int i = 0; i < n; i++)
+    b[i] = i % 7;
+  scale(n, a, b);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * (i % 5 + 1);
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_short_flat_parallel_loops_run_without_the_openmp_runtime(tmp_path):
+    """A parallel loop with no loop inside pays for a parallel region only beyond a few thousand
+    iterations: below that its plain copy runs (an `if` clause would still enter the runtime)."""
+    src = tmp_path / "flat.c"
+    src.write_text(FLAT)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp"))
+    scale = result.source[result.source.index("scale("):result.source.index("int main")]
+    assert "if (n - 1 >= 4096) {" in scale and "} else {" in scale
+    assert scale.count("#pragma omp parallel for") == 1 and "if(" not in scale
+    assert scale.count("for (int i = 1; i < n; i++)") == 2
+    gen = tmp_path / "flat.opt.c"
+    gen.write_text(result.source)
+    for cc, exe, code in ((["cc", "-fopenmp"], "opt", gen), (["cc"], "ref", src)):
+        subprocess.run([*cc, "-O1", str(code), "-o", str(tmp_path / exe)], check=True)
+    for n in ("1", "100", "5000", "100000"):
+        outputs = {subprocess.run([str(tmp_path / exe), n], capture_output=True, text=True, check=True,
+                                  env={**os.environ, "OMP_NUM_THREADS": "2"}).stdout for exe in ("opt", "ref")}
+        assert len(outputs) == 1, (n, outputs)
+
+
 def test_tile_sizes_from_the_cache_model():
     scop = kernel_scop("gemm", "LARGE")
     sched = PlutoScheduler(scop, compute_dependences(scop)).schedule()

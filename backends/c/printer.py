@@ -78,10 +78,14 @@ class CPrinter:
         return f"{var} = {self.expr(update)}"
 
     def print_Map(self, node: Map, level: int) -> list[str]:
+        return self.map_pragmas(node, level) + self.map_loop(node, level)
+
+    def map_loop(self, node: Map, level: int) -> list[str]:
+        """A Map's ``for`` loop, without its annotations."""
         v = node.var
         header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {v} < {self.expr(node.stop)}; "
                   f"{self.update(v, ex.Binary('+', Sym(v), node.step))})")
-        return self.map_pragmas(node, level) + self.body(header, node.body, level)
+        return self.body(header, node.body, level)
 
     def map_pragmas(self, node: Map, level: int) -> list[str]:
         """Annotations before a Map's loop; plain C has none (its loops are correct sequentially)."""
