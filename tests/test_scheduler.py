@@ -3,6 +3,7 @@ run-time alias checks, and optimized programs that compute what the originals co
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -138,7 +139,11 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     # better than the user's; on one thread, the original order instead of skewed tiles (jacobi-2d)
     kept = ("nussinov", "atax", "trisolv", "floyd-warshall") + (("jacobi-2d",) if target == "c" else ())
     verdict = "left as is" if name in kept else "optimized"
-    assert any("kernel_" in ln and verdict in ln for ln in built.stderr.splitlines()), built.stderr
+    # (cholesky's 3-D tile sizes come from the cache model: with the 64x32x32 tiles of a 1 MiB L2,
+    # its wavefront's code at this size costs more than the code generator's budget)
+    fallback = "original code kept: code generation for the new schedule is too dear here"
+    assert any("kernel_" in ln and (verdict in ln or (name == "cholesky" and fallback in ln))
+               for ln in built.stderr.splitlines()), built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
     b = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, env=env).stderr
     assert a == b
@@ -276,8 +281,15 @@ def test_tile_sizes_from_the_cache_model():
     # (i, j, k) with j innermost: j grows first (C and B rows), then i, while the tile's data
     # (C: Ti*Tj, A: Ti*Tk, B: Tk*Tj doubles) fits in the budget
     assert steps(TreeOptions(tile_budget_bytes=512 * 1024, unroll_jam=0)) == {"64", "512", "32"}
-    assert steps(TreeOptions(tile_budget_bytes=64 * 1024, unroll_jam=0)) == {"32", "64", "128"}  # C *= beta: 32, 128
+    assert steps(TreeOptions(tile_budget_bytes=64 * 1024, unroll_jam=0)) == {"32", "64"}
     assert steps(TreeOptions(tile_sizes=(16, 8), unroll_jam=0)) == {"16", "8"}
+    # C *= beta touches one row of C (8.8 KB) per i: no reuse for tiles to keep, until the budget
+    # is smaller than that row
+    for budget, first in ((64 * 1024, "untiled: its inner loops touch 8 KiB, which stay in cache"),
+                          (4 * 1024, "tiles 32x32")):
+        notes: list[str] = []
+        build_tree(scop, sched, TreeOptions(tile_budget_bytes=budget, unroll_jam=0), notes)
+        assert notes[0] == first
 
 
 def test_unroll_and_jam_puts_four_rows_in_the_simd_loop():
@@ -317,17 +329,19 @@ def test_code_too_dear_to_generate_keeps_the_users_loops():
 def test_unroll_and_jam_only_where_something_is_read():
     # 2mm: `tmp[i][j] = 0` is a band of plain stores (nothing for the copies to share);
     # `D[i][j] *= beta` reads what it writes
+    # (sizes given: untiled, as the cache model leaves them, nothing is unrolled)
     args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
-    result = optimize_c_file(str(kernel_source(KERNELS["2mm"])), args, PipelineOptions(mode="pluto", target="openmp"))
+    result = optimize_c_file(str(kernel_source(KERNELS["2mm"])), args,
+                             PipelineOptions(mode="pluto", target="openmp", tile_sizes=(32, 512)))
     kernel = next(ln for ln in result.report if "kernel_2mm" in ln)
-    assert "tiles 64x512; tiles 32x512 unroll-and-jam 4" in kernel
+    assert "tiles 32x512; tiles 32x512 unroll-and-jam 4" in kernel
 
 
 @pytest.mark.parametrize("name, expected", [
     # distances that grow with n (i - j) may deepen a band: three-dimensional tiles, as Pluto's
     # (with no parallel member, the tiles run as a wavefront)
-    ("cholesky", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles"),
-    ("lu", "bands of 3, 0 parallel hyperplanes, tiles 32x32x32; wavefront of tiles"),
+    ("cholesky", r"bands of 3, 0 parallel hyperplanes, tiles \d+x\d+x\d+; wavefront of tiles"),
+    ("lu", r"bands of 3, 0 parallel hyperplanes, tiles \d+x\d+x\d+; wavefront of tiles"),
     # but not start one, nor deepen one where every element is used a bounded number of times
     ("floyd-warshall", "left as is"),
     ("trisolv", "left as is"),
@@ -336,4 +350,32 @@ def test_bands_deepened_by_growing_distances(name, expected):
     args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
     result = optimize_c_file(str(kernel_source(KERNELS[name])), args, PipelineOptions(mode="pluto", target="openmp"))
     kernel = next(ln for ln in result.report if ": kernel_" in ln)
-    assert expected in kernel, kernel
+    assert re.search(expected, kernel), kernel   # (tile sizes come from this machine's caches)
+
+
+def test_bands_whose_reuse_fits_in_cache_untiled_are_not_tiled():
+    """gemver at LARGE: `w[i] += A[i][j] * x[j]` reuses 16 KB of x from one i to the next, which
+    stays in cache untiled; tiles would only cut A's rows into short streams. Under OpenMP a band
+    whose only parallel loop would be the SIMD loop keeps its tiles (the tile loop runs in parallel)."""
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    src = str(kernel_source(KERNELS["gemver"]))
+    seq = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="c"))
+    line = next(ln for ln in seq.report if "kernel_gemver" in ln)
+    assert line.count("untiled: its inner loops touch") == 2 and "tiles " not in line
+    omp = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp"))
+    line = next(ln for ln in omp.report if "kernel_gemver" in ln)
+    assert "tiles 512x64; untiled: its inner loops touch 31 KiB" in line
+    kernel = omp.source[omp.source.index("kernel_gemver("):]
+    assert "#pragma omp parallel for private(j)\n      for (int i = 0; i < 2000; i++) {" in kernel
+
+
+def test_a_flat_parallel_loop_inside_a_sequential_one_is_no_reason_to_regenerate():
+    """deriche under OpenMP: the only parallel loop of its schedule with work in it is a column
+    of `imgOut[i][j] = ...` inside the sequential pass over j (a parallel region per column, on
+    data another core has just written): the user's code stays."""
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    result = optimize_c_file(str(kernel_source(KERNELS["deriche"])), args,
+                             PipelineOptions(mode="pluto", target="openmp"))
+    line = next(ln for ln in result.report if "kernel_deriche" in ln)
+    assert "left as is" in line
+    assert "#pragma omp" not in result.source[result.source.index("kernel_deriche("):]

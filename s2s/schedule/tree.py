@@ -10,7 +10,7 @@ import islpy as isl
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import innermost_member, member_to_sink, reads_an_array
-from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes
+from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
@@ -166,12 +166,18 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
           notes: list[str]) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
+    coincident = [r.parallel for r in members]
+    order = [j for j in range(n) if j != inner] + [inner]
+    untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner)
+    # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
+    if (untiled is not None and untiled <= options.tile_budget_bytes
+            and (not options.parallel or any(coincident[j] for j in order[:-1]))):
+        notes.append(f"untiled: its inner loops touch {untiled // 1024} KiB, which stay in cache")
+        return _untiled(node, inner, coincident, options)
     sizes = _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
-    coincident = [r.parallel for r in members]
     if inner != n - 1:
         node = _permute_points(node.child(0), inner, coincident).parent()
-    order = [j for j in range(n) if j != inner] + [inner]
     point_coincident = [coincident[j] for j in order]
     if options.simd and point_coincident[-1]:
         # (the copies share loads only where something is read: a band of plain stores gains nothing)
@@ -196,6 +202,19 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         notes.append("wavefront of tiles")
         return _wavefront(node)
     return node
+
+
+def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], options: TreeOptions) -> isl.ScheduleNode:
+    """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
+    the outermost parallel one of the others marked parallel."""
+    n = len(coincident)
+    if inner != n - 1:
+        node = _permute_points(node, inner, coincident)
+    ordered = [coincident[j] for j in [j for j in range(n) if j != inner] + [inner]]
+    if options.simd and ordered[-1]:
+        node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
+        ordered = ordered[:-1]
+    return _mark_parallel(node, ordered, options) if options.parallel else node
 
 
 def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], members: list[Row], sink: int,
