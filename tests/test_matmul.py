@@ -207,6 +207,11 @@ def test_register_blocks_are_functions_at_file_scope(tmp_path):
     assert source.index("#line 1 ") > source.rindex("s2s_register_block_", 0, source.index("#line 1 "))
     for name in definitions:
         assert source.count(name + "(") > 1   # defined, and called
+        # panel memory is the thread's own, kept from call to call (not faulted in anew each time)
+        for panel in ("_left_panel", "_right_panel"):
+            assert f"static void *{name}{panel}(const unsigned long bytes)" in source
+            assert source.count(name + panel + "(") > 1
+    assert "__builtin_free(s2s_lp" not in source and "__builtin_free(s2s_rp" not in source
 
 
 def test_kernels_can_be_turned_off(tmp_path):
