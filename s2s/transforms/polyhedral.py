@@ -192,17 +192,17 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
     """Why a schedule without tiles is not worth regenerating the SCoP (None: it is). Its new loop
     order is all it changes: a column walk (trisolv's L[i][j] with i innermost) costs more than
     the parallelism it may bring, and an order that walks memory no better gains nothing unless
-    a loop with a loop inside runs in parallel."""
+    a loop worth a parallel region runs in parallel (``_parallel_loop_pays``)."""
     new = innermost_locality(list(scop.statements), sched.rows)
     old = innermost_locality(list(scop.statements), original.rows)
     runs_parallel = parallel and _parallel_loop_pays(scop, sched)
     if new is None or old is None:
         return None if runs_parallel else ("its loop order is not comparable with the original's, with no "
-                                           "parallel loop around another")
+                                           "parallel loop worth a region")
     if new < old:
         return "its innermost loop walks memory worse"
     if new == old and not runs_parallel:
-        return "walks memory no better, with no parallel loop around another"
+        return "walks memory no better, with no parallel loop worth a region"
     return None
 
 
