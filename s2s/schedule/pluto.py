@@ -70,6 +70,18 @@ class PlutoSchedule:
                 out.setdefault(r.band, []).append(k)
         return [out[b] for b in sorted(out)]
 
+    def loops_of(self, stmt: str) -> list[Row]:
+        """The rows that make a loop of statement ``stmt``, outermost first: each raises the rank
+        of the statement's rows before it (a row that repeats them gives no loop of its own)."""
+        loops: list[Row] = []
+        for r in self.rows:
+            c = r.coefficients[stmt][:-1]
+            if r.kind != "hyperplane" or not any(c):
+                continue
+            if _rank([x.coefficients[stmt][:-1] for x in loops] + [c]) > len(loops):
+                loops.append(r)
+        return loops
+
 
 def _rank(rows: list[tuple[int, ...]]) -> int:
     m = [[Fraction(x) for x in r] for r in rows]

@@ -173,7 +173,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     if (untiled is not None and untiled <= options.tile_budget_bytes
             and (not options.parallel or any(coincident[j] for j in order[:-1]))):
         notes.append(f"untiled: its inner loops touch {untiled // 1024} KiB, which stay in cache")
-        return _untiled(node, inner, coincident, options)
+        return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
     sizes = _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
     if inner != n - 1:
@@ -204,13 +204,14 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     return node
 
 
-def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], options: TreeOptions) -> isl.ScheduleNode:
+def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], ordered: list[bool],
+             options: TreeOptions) -> isl.ScheduleNode:
     """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
-    the outermost parallel one of the others marked parallel."""
+    the outermost parallel one of the others marked parallel (``ordered``: ``coincident`` in
+    that loop order)."""
     n = len(coincident)
     if inner != n - 1:
         node = _permute_points(node, inner, coincident)
-    ordered = [coincident[j] for j in [j for j in range(n) if j != inner] + [inner]]
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
         ordered = ordered[:-1]

@@ -6,7 +6,6 @@ import dataclasses
 from dataclasses import dataclass
 
 import islpy as isl
-import numpy as np
 
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
@@ -15,7 +14,7 @@ from s2s.schedule.matmul import (
     KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
     match_matmul,
 )
-from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, Row, SchedulingFailed
+from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
@@ -215,11 +214,7 @@ def _parallel_loop_pays(scop: Scop, sched: PlutoSchedule) -> bool:
     of gcc on an AMD Zen 5); one that only stores constants (an expanded scalar's reset) has no
     work to share."""
     for st in scop.statements:
-        loops: list[Row] = []   # the rows that make a loop of the statement: each raises the rank
-        for r in sched.rows:
-            if r.kind == "hyperplane" and np.linalg.matrix_rank(
-                    np.array([x.coefficients[st.name][:-1] for x in loops + [r]], dtype=float)) > len(loops):
-                loops.append(r)
+        loops = sched.loops_of(st.name)
         for depth, row in enumerate(loops):
             inner_loop = depth < len(loops) - 1
             outermost = all(r.parallel for r in loops[:depth])
