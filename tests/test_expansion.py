@@ -97,6 +97,8 @@ def test_doitgen_runs_as_a_batched_matmul_and_leaves_the_same_results(tmp_path, 
     (line,) = [ln for ln in result.report if ": doitgen:" in ln]
     assert "sum expanded along q" in line and "1 matrix-multiply statement(s)" in line, line
     assert "sum_x != 0" in result.source   # without memory for the copies, the user's loops run
+    if target == "openmp":   # one region around r, each thread with a sum_x of its own
+        assert "r parallel on private copies of sum_x" in line, line
     assert out == ref
 
 

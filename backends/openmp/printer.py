@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from backends.c.printer import CPrinter
-from s2s.ir import Block, Declare, For, Map, Scalar, Schedule, expr as ex, walk
+from s2s.ir import Array, Block, Declare, For, Map, Scalar, Schedule, expr as ex, walk
 
 
 # Starting and joining a parallel region costs a few microseconds: as much as a few thousand
@@ -14,6 +14,8 @@ class OpenMPPrinter(CPrinter):
     threads = True
 
     def print_Map(self, node: Map, level: int) -> list[str]:
+        if node.private and node.schedule is Schedule.CPU_MULTICORE:
+            return self.map_with_copies(node, level)
         trip = self.flat_parallel_trip(node)
         if trip is None or isinstance(trip, int):
             return super().print_Map(node, level)
@@ -26,6 +28,48 @@ class OpenMPPrinter(CPrinter):
         return ([pad + f"if ({self.expr(worth_it)}) {{"]
                 + super().print_Map(node, level + 1)
                 + [pad + "} else {"] + self.map_loop(node, level + 1) + [pad + "}"])
+
+    def map_with_copies(self, node: Map, level: int) -> list[str]:
+        """A parallel loop whose iterations each work on copies of their own of ``node.private``:
+        one block of copies per thread, allocated before the region; in each iteration the
+        array's name stands for the copy of the thread running it, and for the array itself in
+        the last iteration, which so leaves there what the loop in order would (an array's
+        elements are written in an iteration before they are read, which is what lets the
+        iterations have copies at all). Without memory for the copies, the loop runs in order
+        on the arrays themselves."""
+        pad, inner = self.pad(level), self.pad(level + 1)
+        taken = set(self.containers)
+        shared = {a: _fresh(f"s2s_shared_{a}", taken) for a in node.private}
+        copies = {a: _fresh(f"s2s_copies_{a}", taken) for a in node.private}
+        arrays = {a: self.containers[a] for a in node.private}
+        if any(not isinstance(d, Array) or any(e is None for e in d.shape) for d in arrays.values()):
+            return self.map_loop(node, level)   # (no size to copy: in order, which is correct)
+        last = _minus_one(node.stop) if node.step == ex.Const("1") else ex.Binary(
+            "+", node.start, ex.Binary("*", ex.Binary("/", ex.Binary("-", ex.Binary("-", node.stop, node.start),
+                                                                       ex.Const("1")), node.step), node.step))
+        out = [pad + "{", inner + "extern int omp_get_max_threads(void), omp_get_thread_num(void);"]
+        views = []
+        for a, data in arrays.items():
+            t = data.dtype.spelling
+            rows = "".join(f"[{self.expr(d)}]" for d in data.shape[1:])
+            size = " * ".join(f"({self.expr(d)})" for d in data.shape)
+            pointer = (lambda name: f"{t} (*{name}){rows}") if rows else (lambda name: f"{t} *{name}")
+            out += [inner + f"{pointer('const ' + shared[a])} = {a};",
+                    inner + f"{t} *const {copies[a]} = ({t} *)__builtin_malloc(sizeof({t}) * {size} * "
+                            f"omp_get_max_threads());"]
+            own = f"{copies[a]} + (unsigned long)omp_get_thread_num() * {size}"
+            views.append(f"{pointer('const ' + a)} = {node.var} == {self.expr(last)} ? {shared[a]} : "
+                         f"({pointer('')}) ({own});")
+        allocated = " && ".join(f"{copies[a]} != 0" for a in node.private)
+        v = node.var
+        header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {v} < {self.expr(node.stop)}; "
+                  f"{self.update(v, ex.Binary('+', ex.Sym(v), node.step))})")
+        loop = self.body(header, node.body, level + 2)
+        loop = loop[:1] + [self.pad(level + 3) + line for line in views] + loop[1:]
+        out += [inner + f"if ({allocated}) {{"] + self.map_pragmas(node, level + 2) + loop
+        out += [inner + "} else {"] + self.map_loop(node, level + 2) + [inner + "}"]
+        out += [inner + f"__builtin_free({copies[a]});" for a in node.private] + [pad + "}"]
+        return out
 
     def flat_parallel_trip(self, node: Map) -> int | ex.Expr | None:
         """The trip count of a parallel loop with no loop inside (an ``int`` when constant); None
@@ -81,3 +125,17 @@ class OpenMPPrinter(CPrinter):
 
 def _int(e: ex.Expr) -> int | None:
     return e.int_value if isinstance(e, ex.Const) else None
+
+
+def _minus_one(e: ex.Expr) -> ex.Expr:
+    value = _int(e)
+    return ex.Const(str(value - 1)) if value is not None else ex.Binary("-", e, ex.Const("1"))
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name

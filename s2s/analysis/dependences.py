@@ -47,22 +47,31 @@ def carries_conflict(scop: Scop, loop: Loop) -> bool:
     element, one of them writing: what a loop must not do to run in parallel. Checked per pair of
     accesses (no exact flow analysis, no global execution order): cheap even on generated code,
     whose tiled domains make those slow."""
+    return bool(conflicting_arrays(scop, loop, first_only=True))
+
+
+def conflicting_arrays(scop: Scop, loop: Loop, first_only: bool = False) -> set[str]:
+    """The arrays (and scalars) through which ``loop`` carries a conflict (see
+    ``carries_conflict``); with ``first_only``, at most one of them."""
     inside = scop.statements_in(loop)
     dim = 2 * loop.depth + 1
+    found: set[str] = set()
     for s in inside:
         for t in inside:
             for s_write, a in s.accesses:
                 for t_write, b in t.accesses:
-                    if not (s_write or t_write) or a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(
-                            isl.dim_type.out):
+                    name = a.get_tuple_name(isl.dim_type.out)
+                    if not (s_write or t_write) or name in found or name != b.get_tuple_name(isl.dim_type.out):
                         continue
                     times = a.apply_range(b.reverse()).apply_domain(s.schedule).apply_range(t.schedule)
                     delta = times.deltas()
                     for k in range(dim):
                         delta = delta.fix_val(isl.dim_type.set, k, isl.Val.zero(delta.get_ctx()))
                     if not delta.lower_bound_val(isl.dim_type.set, dim, isl.Val.one(delta.get_ctx())).is_empty():
-                        return True
-    return False
+                        found.add(name)
+                        if first_only:
+                            return found
+    return found
 
 
 def accesses_to(accesses: isl.UnionMap, array: str) -> isl.UnionMap:

@@ -87,7 +87,9 @@ class For:
 @dataclass(frozen=True)
 class Map:
     """A loop whose iterations are independent: ``var`` from ``start`` to ``stop`` (exclusive) by
-    ``step``, executed according to ``schedule``."""
+    ``step``, executed according to ``schedule``. Each iteration works on a copy of its own of
+    the arrays named in ``private``; after the loop each of them holds what the last iteration
+    left in it (OpenMP's ``lastprivate``): run in order, the loop means the same without copies."""
 
     id: str
     var: str
@@ -97,6 +99,7 @@ class Map:
     body: Sequence
     schedule: Schedule = Schedule.SEQUENTIAL
     origin: SourceSpan | None = field(default=None, compare=False)
+    private: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,8 @@ def reference_loops(node: MatMul, containers: Mapping[str, Data], origin: Source
         b.add_container(data)
     value = Binary(node.op, node.target, node.update_of(list(node.lefts), list(node.rights)))
     block = b.assignment(node.target, value, free={node.i.var, node.j.var, node.k.var})
-    block = replace(block, id=f"{node.id}.stmt", origin=origin)
+    # (the block's id names a statement of the polyhedral model, where dots are not allowed)
+    block = replace(block, id=f"{node.id.replace('.', '_')}_stmt", origin=origin)
     loop = block
     for extent in (node.j, node.k, node.i):
         v = Sym(extent.var)

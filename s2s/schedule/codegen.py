@@ -131,7 +131,7 @@ class _Generator:
             marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
                            and child.for_get_iterator().get_id().get_name() == f"c{depth}")
             if schedule is not None and marked_loop and len(inner) == 1 and isinstance(inner[0], For):
-                inner = [_as_map(inner[0], schedule)]
+                inner = [loop_as_map(inner[0], schedule)]
             return inner
         raise CodegenError(f"isl AST node {t} not supported")
 
@@ -215,7 +215,7 @@ class _Generator:
 _MARK_SCHEDULES = {PARALLEL_MARK: Schedule.CPU_MULTICORE, SIMD_MARK: Schedule.SIMD}
 
 
-def _as_map(loop: For, schedule: Schedule) -> ControlNode:
+def loop_as_map(loop: For, schedule: Schedule) -> ControlNode:
     """A counted loop ``for (v = a; v <= b; v += s)`` as a Map; other loop shapes stay For."""
     v = Sym(loop.var)
     cond, update = loop.cond, loop.update

@@ -58,6 +58,8 @@ class Choice:
     expansion: Expansion | None = None
     ast: isl.AstNode | None = None    # isl's AST of ``schedule``, when choosing it built one
     scheduler_failed: bool = False    # the Pluto-style scheduler gave up (out of budget, or no solution)
+    parallel: bool = False            # the target runs loops in parallel (outer loops may then get
+                                      # private copies of the expanded arrays)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -72,13 +74,15 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
         if _kernel_count(expansion.scop) > _kernel_count(scop):
             choice, kernels = _choose(expansion.scop, options)
             if choice.schedule is not None and kernels:
-                return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+                return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion,
+                                           parallel=options.parallel)
     plain = _choose(scop, options)[0]
     if plain.schedule is None and not plain.scheduler_failed and expansion is not None:
         choice = _choose(expansion.scop, options)[0]
         if choice.schedule is not None:
-            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
-    return plain
+            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion,
+                                       parallel=options.parallel)
+    return dataclasses.replace(plain, parallel=options.parallel)
 
 
 def _kernel_count(scop: Scop) -> int:

@@ -8,11 +8,12 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Binary, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
+from s2s.ir import SDFG, Array, Binary, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from s2s.transforms.polyhedral import Choice
+from s2s.transforms.private_copies import parallel_over_private_copies
 from s2s.transforms.verify_parallel import demote_unproven_maps
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
@@ -63,6 +64,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                  choice.ast if schedule is choice.schedule else None)
         probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
             Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
+        if expansion is not None and choice.parallel:
+            new, private = parallel_over_private_copies(
+                probe, new, {a.name for a in expansion.containers if isinstance(a, Array)})
+            note += "".join(f"; {p}" for p in private)
         new, demoted = demote_unproven_maps(probe, new)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"

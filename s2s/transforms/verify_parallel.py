@@ -3,7 +3,8 @@
 Marks in the schedule tree only suggest which loop isl's AST generator will make parallel (a
 degenerate tile loop disappears and the mark then sits over another loop). So every Map of the
 generated code is checked again: the code is analysed as a SCoP (Maps as loops), and a Map whose
-loop carries a dependence (other than through privatizable temporaries) becomes a plain loop.
+loop carries a dependence (other than through arrays it copies per iteration, where exact
+dataflow shows those copies suffice) becomes a plain loop.
 """
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import dataclasses
 
 import islpy as isl
 
-from s2s.analysis import find_scops
-from s2s.analysis.dependences import carries_conflict
-from s2s.ir import SDFG, Binary, For, Map, Schedule, Sequence, Sym, walk
+from s2s.analysis import Scop, find_scops
+from s2s.analysis.dependences import carries_conflict, conflicting_arrays
+from s2s.analysis.privatization import privatizable
+from s2s.ir import SDFG, Binary, Block, ControlNode, For, Map, MatMul, Schedule, Sequence, Sym, walk
+from s2s.ir.library import reference_loops
 from s2s.ir.rewrite import map_sequences
 from s2s.time_limit import isl_operation_limit
 
@@ -35,38 +38,73 @@ def _maps_to_loops(seq: Sequence, which) -> Sequence:
     return map_sequences(seq, fn)  # type: ignore[return-value]
 
 
+def probe_scops(sdfg: SDFG, seq: Sequence) -> list[Scop]:
+    """The SCoPs of ``seq`` (generated code, in ``sdfg``'s containers) as the analyses see it:
+    Maps as loops, and each matrix-multiply library node as the loops it stands for."""
+    containers = sdfg.container_map
+
+    def fn(s: Sequence) -> Sequence:
+        children = tuple(_reference(c, containers) if isinstance(c, Block) else c for c in s.children)
+        return dataclasses.replace(s, children=children)
+
+    plain = map_sequences(_maps_to_loops(seq, lambda m: True), fn)
+    return find_scops(dataclasses.replace(sdfg, body=Sequence("S.probe", (plain,))))
+
+
+def _reference(block: Block, containers) -> ControlNode:
+    nodes = [n for n in block.graph.nodes if isinstance(n, MatMul)]
+    return reference_loops(nodes[0], containers, block.origin) if len(nodes) == 1 else block
+
+
 def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
-    """Ids of the loops of ``seq`` (generated code, in ``sdfg``'s containers) proven parallel."""
-    probe = dataclasses.replace(sdfg, body=Sequence("S.probe", (_maps_to_loops(seq, lambda m: True),)))
-    wanted = {n.id for n in walk(seq) if isinstance(n, Map)}
+    """Ids of the loops of ``seq`` (generated code, in ``sdfg``'s containers) proven parallel: a
+    loop that carries no conflict but on arrays it copies per iteration, which may be so copied."""
+    maps = {n.id: n for n in walk(seq) if isinstance(n, Map)}
     proven: set[str] = set()
-    for scop in find_scops(probe):
+    for scop in probe_scops(sdfg, seq):
         for loop in scop.loops:
-            if loop.node.id not in wanted:
+            m = maps.get(loop.node.id)
+            if m is None:
                 continue
             try:
                 with isl_operation_limit(CROSS_CHECK_OPERATIONS):
-                    conflict = carries_conflict(scop, loop)
+                    if m.private:
+                        ok = (conflicting_arrays(scop, loop) <= set(m.private)
+                              and all(privatizable(scop, loop, a) for a in m.private))
+                    else:
+                        ok = not carries_conflict(scop, loop)
             except isl.Error:
-                conflict = False   # too dear to cross-check: the schedule's proof stands
-            if not conflict:
+                ok = not m.private   # too dear to cross-check: the schedule's proof stands
+            if ok:
                 proven.add(loop.node.id)
     return proven
 
 
 def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]]:
     """``seq`` with every parallel or SIMD Map that is not proven parallel turned into a plain
-    loop (and every parallel Map inside another, which would run sequentially anyway); also
-    returns the ids of those not proven."""
+    loop (and every parallel Map inside another, which would run sequentially anyway, and every
+    matrix-multiply library node in one runs on the thread that calls it); also returns the ids
+    of those not proven."""
     maps = [n for n in walk(seq) if isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL]
     if not maps:
         return seq, []
     proven = proven_parallel(sdfg, seq)
     unproven = [m.id for m in maps if m.id not in proven]
     demoted = set(unproven)
+    inner_blocks: set[str] = set()
     for m in maps:
         if m.schedule is Schedule.CPU_MULTICORE and m.id not in demoted:
             for inner in walk(m.body):
                 if isinstance(inner, Map) and inner.schedule is Schedule.CPU_MULTICORE:
                     demoted.add(inner.id)
-    return _maps_to_loops(seq, lambda m: m.id in demoted), unproven
+                elif isinstance(inner, Block):
+                    inner_blocks.add(inner.id)
+    seq = _maps_to_loops(seq, lambda m: m.id in demoted)
+    return map_sequences(seq, lambda s: dataclasses.replace(s, children=tuple(
+        _one_thread(c) if isinstance(c, Block) and c.id in inner_blocks else c for c in s.children))), unproven
+
+
+def _one_thread(block: Block) -> Block:
+    nodes = tuple(dataclasses.replace(n, parallel=False) if isinstance(n, MatMul) and n.parallel else n
+                  for n in block.graph.nodes)
+    return dataclasses.replace(block, graph=dataclasses.replace(block.graph, nodes=nodes))
