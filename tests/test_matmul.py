@@ -201,16 +201,21 @@ def test_register_blocks_are_functions_at_file_scope(tmp_path):
     src = tmp_path / "mm.c"
     src.write_text(PROGRAM)
     source = optimize_c_file(str(src), [], PipelineOptions(mode="pluto")).source
-    definitions = re.findall(r"^__attribute__\(\(noinline\)\) static void (s2s_register_block_\w+)\(", source, re.M)
-    # one per shape: double with one product (three statements, += and -=), float, two products
-    assert len(definitions) == len(set(definitions)) == 5, definitions
+    definitions = re.findall(r"^__attribute__\(\(noinline\)\) static void (s2s_register_block_\w+)\((.*)\)$",
+                             source, re.M)
+    # one per shape: double with one product (left factors packed: alpha * A[i][k]; read in
+    # place: two statements, += and -=), float, two products
+    assert len(definitions) == len(dict(definitions)) == 5, definitions
     assert source.index("#line 1 ") > source.rindex("s2s_register_block_", 0, source.index("#line 1 "))
-    for name in definitions:
+    in_place = [name for name, params in definitions if "l0_0" in params]
+    assert len(in_place) == 4, definitions   # the rows of A[i][k] and G[i][k] where they are
+    for name, _ in definitions:
         assert source.count(name + "(") > 1   # defined, and called
         # panel memory is the thread's own, kept from call to call (not faulted in anew each time)
-        for panel in ("_left_panel", "_right_panel"):
+        for panel in ("_right_panel",) if name in in_place else ("_left_panel", "_right_panel"):
             assert f"static void *{name}{panel}(const unsigned long bytes)" in source
             assert source.count(name + panel + "(") > 1
+        assert (f"{name}_left_panel" in source) == (name not in in_place)
     assert "__builtin_free(s2s_lp" not in source and "__builtin_free(s2s_rp" not in source
 
 

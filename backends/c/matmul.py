@@ -4,9 +4,10 @@ The loops follow the BLIS scheme. Columns of the result come in chunks of ``pane
 in panels of ``depth``; the right factors of a chunk and k panel are packed once (computed
 there, with any scalar factor, as the statement computed them), by all threads together, into
 a panel they share. Then rows come in blocks of at most ``panel_rows``, which the threads take
-in turn; a thread packs the left factors of its block, and for each ``columns``-wide strip of
-the chunk a ``rows`` x ``columns`` block of the result is kept in vector registers while k runs
-over the panel. Packed rows past the last row and columns past the last column are zeros; a
+in turn; a thread packs the left factors of its block (unless each is an array element whose
+row runs along k: the register block then reads those rows where they are), and for each
+``columns``-wide strip of the chunk a ``rows`` x ``columns`` block of the result is kept in
+vector registers while k runs over the panel. Packed rows past the last row and columns past the last column are zeros; a
 block that is not wholly inside the iteration space (the last rows and columns, a triangle's
 diagonal) runs the kernel on a scratch copy and copies back only the cells the space has, and
 a block of a triangle that has none of its cells is skipped.
@@ -77,10 +78,19 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
                        f" && {print_expr(col)} < {at_row(row, node.j.stop)}")
         return inside
 
-    def kernel(row: Callable[[int], str]) -> str:
+    def kernel(row: Callable[[int], str], whole: bool) -> str:
         """The call that updates the register block whose rows start at ``row(r)`` over the
-        packed k panel."""
-        lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}" for u in range(terms)]
+        packed k panel (rows of the left factors read in place: past the last row, ``whole``
+        false, the last row again, whose results are not copied back)."""
+        if in_place:
+            def left_row(u: int, r: int) -> Expr:
+                index = plus(ir, r) if r else Sym(ir)
+                if not whole and r:
+                    index = ex.Ternary(Binary("<", index, Sym(ie)), index, Binary("-", Sym(ie), Const("1")))
+                return ex.Unary("&", ex.substitute(node.lefts[u], {i: index, k: Sym(kc)}))
+            lefts = [print_expr(left_row(u, r)) for u in range(terms) for r in range(mr)]
+        else:
+            lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}" for u in range(terms)]
         rights = [f"{rp} + {u} * {right_size} + ({jr} - {jc}) * {kn}" for u in range(terms)]
         return f"{helper_name}({kn}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
 
@@ -100,10 +110,10 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         row, col = plus(ir, tr), plus(jr, tj)
         target = print_expr(ex.substitute(node.target, {i: row, j: col}))
         cells = [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)", f"  for (int {tj} = 0; {tj} < {nr}; {tj}++)"]
-        return ([f"if ({whole}) {{", "  " + kernel(row_of_block), "} else {",
+        return ([f"if ({whole}) {{", "  " + kernel(row_of_block, True), "} else {",
                  f"  {t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
                 + ["  " + c for c in cells] + [f"      {tile}[{tr} * {nr} + {tj}] = {has(row, col)} ? {target} : 0;",
-                                                "  " + kernel(lambda r: f"{tile} + {r * nr}")]
+                                                "  " + kernel(lambda r: f"{tile} + {r * nr}", False)]
                 + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {tile}[{tr} * {nr} + {tj}];", "}"])
 
     def plain() -> list[str]:
@@ -118,7 +128,8 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
                 f"    for (int {j} = {lo}; {j} < {hi}; {j}++)",
                 f"      {statement}"]
 
-    helper_name, helper = _register_block(node, print_expr)
+    in_place = all(_row_along_k(left, i, k) for left in node.lefts)
+    helper_name, helper = _register_block(node, print_expr, in_place)
     pragma = (lambda text: [text]) if threads else (lambda text: [])
     if threads:
         # rows shared evenly by the threads: a multiple of their number of blocks of at most mc
@@ -169,8 +180,9 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     ] + ["    " + line for line in plain()] + [
         "    continue;",
         "  }",
+    ] + ([] if in_place else [
         f"  const int {ip} = {ic} + ({ie} - {ic} + {mr - 1}) / {mr} * {mr};   /* rows past ie packed as zeros */",
-    ] + ["  " + line for line in pack_left] + [
+    ] + ["  " + line for line in pack_left]) + [
         f"  for (int {jr} = {jc}; {jr} < {je}; {jr} += {nr})",
         f"    for (int {ir} = {ic}; {ir} < {ie}; {ir} += {mr}) {{",
     ] + ["      " + line for line in skip + block()] + ["    }", "}"]
@@ -185,28 +197,43 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         "    }",
     ] + ["    " + line for line in pragma("#pragma omp for schedule(dynamic)")] + [
         "    " + line for line in row_blocks] + ["  }", "}"]
-    inner = [
+    inner = ([
+        "/* without memory for the panel the plain loops do all the work */",
+        f"const int {blocked} = {rp} != 0;",
+    ] if in_place else [
         f"{t} *{lp} = ({t} *){helper_name}_left_panel(sizeof({t}) * {terms} * {left_size});",
         "/* without memory for the panels the plain loops do all the work */",
         f"const int {blocked} = {lp} != 0 && {rp} != 0;",
-    ] + rows_per_block + panels
+    ]) + rows_per_block + panels
     out = ["{",
            f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
            f"  {t} *{rp} = ({t} *){helper_name}_right_panel(sizeof({t}) * {terms} * {right_size});"]
     out += ["  " + line for line in pragma("#pragma omp parallel")]
     out += ["  {"] + ["    " + line for line in inner] + ["  }", "}"]
-    return MatMulCode(out, helper_name, helper + _panel_memory(f"{helper_name}_left_panel")
-                      + _panel_memory(f"{helper_name}_right_panel"))
+    panels_memory = ("" if in_place else _panel_memory(f"{helper_name}_left_panel")) + _panel_memory(
+        f"{helper_name}_right_panel")
+    return MatMulCode(out, helper_name, helper + panels_memory)
 
 
-def _register_block(node: MatMul, print_expr: Callable[[Expr], str]) -> tuple[str, str]:
+def _row_along_k(left: Expr, i: str, k: str) -> bool:
+    """Whether ``left`` is an array element whose last subscript is k, and k in no other: a row
+    of the array holds the factors of one i for consecutive k, which the register block can
+    read where they are. Packing them paid only where a packed block serves many strips of
+    columns: doitgen's rows (of A[r], 160 columns, 7 strips) spent a tenth of its time there."""
+    if not isinstance(left, ex.Access) or not left.indices or left.indices[-1] != Sym(k):
+        return False
+    return all(k not in ex.names(d) for d in left.indices[:-1]) and any(i in ex.names(d) for d in left.indices[:-1])
+
+
+def _register_block(node: MatMul, print_expr: Callable[[Expr], str], in_place: bool) -> tuple[str, str]:
     """The name and file-scope definition of the function that keeps a ``rows`` x ``columns``
     block of the result in vector registers while k runs over a packed panel. Its arguments:
-    the panel's depth, each term's packed left and right factors, then the block's rows in the
-    result (``columns`` contiguous elements each)."""
+    the panel's depth, each term's packed left factors (``in_place``: each term's ``rows`` rows
+    of them, where they are), its packed right factors, then the block's rows in the result
+    (``columns`` contiguous elements each)."""
     b, t, terms = node.blocking, node.dtype, len(node.lefts)
     mr, nr, w = b.rows, b.columns, b.lanes
-    lefts = [f"l{u}" for u in range(terms)]
+    lefts = [f"l{u}_{r}" for u in range(terms) for r in range(mr)] if in_place else [f"l{u}" for u in range(terms)]
     rights = [f"r{u}" for u in range(terms)]
     rows = [f"c{r}" for r in range(mr)]
     acc = [[f"c{r}_{v}" for v in range(b.vectors)] for r in range(mr)]
@@ -223,7 +250,8 @@ def _register_block(node: MatMul, print_expr: Callable[[Expr], str]) -> tuple[st
             f"{rv[u][v]} = *(const vec *)({rights[u]} + k * {nr} + {v * w})" for v in range(b.vectors)) + ";")
     body.append(f"  {t} {', '.join(scal)};")
     for r in range(mr):
-        loads = " ".join(f"{scal[u]} = {lefts[u]}[k * {mr} + {r}];" for u in range(terms))
+        loads = " ".join(f"{scal[u]} = l{u}_{r}[k];" if in_place else f"{scal[u]} = {lefts[u]}[k * {mr} + {r}];"
+                         for u in range(terms))
         updates = " ".join(
             f"{acc[r][v]} {update} {print_expr(node.update_of([Sym(a) for a in scal], [Sym(rv[u][v]) for u in range(terms)]))};"
             for v in range(b.vectors))

@@ -185,3 +185,13 @@ class CPrinter:
 
 
 _COMPOUND = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
+
+
+def merged_definitions(helpers: list[dict[str, str]]) -> str:
+    """C text of the file-scope functions of several printers (``CPrinter.helpers``), each once:
+    printers of different functions name the same function when they print the same kernel."""
+    merged: dict[str, str] = {}
+    for h in helpers:
+        for name, definition in h.items():
+            merged.setdefault(name, definition)
+    return "".join(merged.values())

@@ -50,7 +50,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     if options.mode not in MODES:
         raise S2SError(f"unknown mode {options.mode!r} (expected one of {', '.join(MODES)})")
     # Heavy imports only when there is work: s2s-cc pays for them on every C file it compiles.
-    from backends.c import CPrinter, Replacement, line_directive, splice
+    from backends.c import CPrinter, Replacement, line_directive, merged_definitions, splice
     from backends.openmp import OpenMPPrinter
 
     path_text = str(path)
@@ -64,7 +64,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
-    definitions: list[str] = []
+    helpers: list[dict[str, str]] = []
     report: list[str] = []
     choose = None
     if options.mode == "pluto":
@@ -85,9 +85,9 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                           for n in chosen)
         printer = OpenMPPrinter(sdfg) if options.target == "openmp" else CPrinter(sdfg)
         replacements.extend(Replacement(n.origin, printer.statement(n)) for n in chosen)
-        definitions.append(printer.definitions())
+        helpers.append(printer.helpers)
     # the kernels' helper functions use only built-in types: they can go before everything
-    source = "".join(dict.fromkeys(definitions)) + splice(text, path_text, replacements)
+    source = merged_definitions(helpers) + splice(text, path_text, replacements)
     return PipelineResult(
         source=source,
         changed=bool(replacements),

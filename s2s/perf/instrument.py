@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import re
 
-from backends.c import CPrinter, Replacement, line_directive, splice
+from backends.c import CPrinter, Replacement, line_directive, merged_definitions, splice
 from s2s.ir import (
     SDFG, Block, Break, ControlNode, Declare, For, IfElse, Map, MatMul, Opaque, Return, SourceSpan, Storage,
     TranslationUnit, While, contains_loop, walk,
@@ -368,25 +368,25 @@ def original_text(text: str, span: SourceSpan) -> str:
 
 def timing_source(text: str, path: str, regions: list[Region]) -> str:
     reps = []
-    definitions: list[str] = []
+    helpers: list[dict[str, str]] = []
     for r in regions:
         if r.regenerated or r.has_return:
             printer = with_mixin(TimingMixin, r.printer)(r.sdfg, r.index)
             body = printer.statement(r.node)
-            definitions.append(printer.definitions())
+            helpers.append(printer.helpers)
         else:
             body = original_text(text, r.span)
         d = f"__s2s_d{r.index}"
         reps.append(_with_pragmas(text, path, r, f"{{ int {d} = __s2s_prof_enter({r.index}); ", body,
                                   f" __s2s_prof_exit({r.index}, {d}); }}"))
-    return PRELUDE.format(kind="timing", path=path) + "".join(dict.fromkeys(definitions)) + splice(text, path, reps)
+    return PRELUDE.format(kind="timing", path=path) + merged_definitions(helpers) + splice(text, path, reps)
 
 
 def counting_source(text: str, path: str, regions: list[Region], env_of, params_of) -> tuple[str, CountPlan]:
     """``env_of(region) -> TypeEnv``; ``params_of(region) -> names`` to record on entry."""
     plan = CountPlan()
     reps = []
-    definitions: list[str] = []
+    helpers: list[dict[str, str]] = []
     for r in regions:
         params = tuple(params_of(r))
         plan.params[r.index] = params
@@ -400,7 +400,7 @@ def counting_source(text: str, path: str, regions: list[Region], env_of, params_
             if r.regenerated:
                 printer = r.printer(r.sdfg)
                 body = printer.statement(r.node)
-                definitions.append(printer.definitions())
+                helpers.append(printer.helpers)
             else:
                 body = original_text(text, r.span)
         p = f"__s2s_p{r.index}"
@@ -411,7 +411,7 @@ def counting_source(text: str, path: str, regions: list[Region], env_of, params_
         else:
             capture, record = "", f"__s2s_prof_params({r.index}, 0, 0); "
         reps.append(_with_pragmas(text, path, r, "{ " + capture + record, body, " }"))
-    source = PRELUDE.format(kind="counting", path=path) + "".join(dict.fromkeys(definitions)) + splice(text, path, reps)
+    source = PRELUDE.format(kind="counting", path=path) + merged_definitions(helpers) + splice(text, path, reps)
     return source, plan
 
 
