@@ -99,6 +99,18 @@ def test_doitgen_runs_as_a_batched_matmul_and_leaves_the_same_results(tmp_path, 
     assert "sum_x != 0" in result.source   # without memory for the copies, the user's loops run
     if target == "openmp":   # one region around r, each thread with a sum_x of its own
         assert "r parallel on private copies of sum_x" in line, line
+    # C4 is read-only, the same in every r: packed once, not once per call
+    assert "right factors of the kernel packed once, before loop r" in line, line
+    assert out == ref
+
+
+def test_right_factors_that_change_with_the_batch_loop_are_packed_in_each_call(tmp_path):
+    program = PROGRAM.replace("      C4[s][p] = ((s * p) % 11) / 5.0;", "      for (int r = 0; r < 12; r++)\n"
+                                                                      "        C4[r][s][p] = ((s * p + r) % 11) / 5.0;")
+    program = program.replace("C4[24][24]", "C4[12][24][24]").replace("* C4[s][p]", "* C4[r][s][p]")
+    result, ref, out = optimized_and_both_outputs(tmp_path / "dg.c", program, "openmp")
+    (line,) = [ln for ln in result.report if ": doitgen:" in ln]
+    assert "1 matrix-multiply statement(s)" in line and "packed once" not in line, line
     assert out == ref
 
 

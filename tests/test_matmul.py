@@ -12,7 +12,9 @@ from c_build import optimized_and_both_outputs, outputs_of_both_builds
 from frontends.c import lift_c_file
 from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
-from s2s.ir import Access, Block, Blocking, MatMul, Sym, dumps, loads, walk
+from s2s.ir import (
+    Access, Block, Blocking, ExprPrinter, MatMul, PackedRight, Sym, dumps, loads, packed_right_size, walk,
+)
 from s2s.schedule.matmul import KernelTarget, blocking_for, kernel_order_is_legal, match_matmul
 from s2s.schedule.codegen import generate
 from s2s.transforms import OptimizeOptions, choose_schedule
@@ -96,6 +98,11 @@ def test_node_in_the_ir_and_its_json(tmp_path):
     (node,) = [c for b in walk(seq) if isinstance(b, Block) for c in b.graph.nodes if isinstance(c, MatMul)]
     assert node.k.stop.text == "300" and node.op == "+"
     assert loads(dumps(seq)) == seq
+    packed = PackedRight("B.pack", "packed_right", (), ("out_P",), (), node, "P")
+    assert loads(dumps(packed)) == packed
+    # per term, every k by the 30 columns rounded up to whole strips of the register block
+    assert ExprPrinter()(packed_right_size(node)) == f"1 * (300 - 0) * ((30 - 0 + {node.blocking.columns - 1}) / " \
+        f"{node.blocking.columns} * {node.blocking.columns})"
 
 
 PROGRAM = r"""

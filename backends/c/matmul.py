@@ -3,7 +3,8 @@
 The loops follow the BLIS scheme. Columns of the result come in chunks of ``panel_columns``, k
 in panels of ``depth``; the right factors of a chunk and k panel are packed once (computed
 there, with any scalar factor, as the statement computed them), by all threads together, into
-a panel they share. Then rows come in blocks of at most ``panel_rows``, which the threads take
+a panel they share (or were packed before the call, all panels at once, by a PackedRight node:
+``expand_packed_right`` writes them where the node then reads them). Then rows come in blocks of at most ``panel_rows``, which the threads take
 in turn; a thread packs the left factors of its block (unless each is an array element whose
 row runs along k: the register block then reads those rows where they are), and for each
 ``columns``-wide strip of the chunk a ``rows`` x ``columns`` block of the result is kept in
@@ -28,7 +29,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from s2s.ir import Binary, Const, Expr, MatMul, Sym, expr as ex
+from s2s.ir import Binary, Const, Expr, MatMul, PackedRight, Sym, expr as ex
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     i, j, k = node.i.var, node.j.var, node.k.var
     name = _Names(taken | {i, j, k})
     lp, rp, blocked = name("lp"), name("rp"), name("blocked")
+    panel, stride = name("panel"), name("term_stride")   # the k panel's right factors, and a term's share
     jc, je, kc, ke, kn = name("jc"), name("je"), name("kc"), name("ke"), name("kn")
     ic, ie, ip, jr, ir = name("ic"), name("ie"), name("ip"), name("jr"), name("ir")
     bi, nblocks = name("bi"), name("nblocks")
@@ -62,7 +64,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
 
     i0, i1 = print_expr(node.i.start), print_expr(node.i.stop)
     k0, k1 = print_expr(node.k.start), print_expr(node.k.stop)
-    triangle = i in ex.names(node.j.start) or i in ex.names(node.j.stop)
+    triangle = _is_triangle(node)
     if triangle:   # the columns some row has (bounds affine in i: extreme at the first and last row)
         last_row = Binary("-", node.i.stop, Const("1"))
         j0 = _min(at_row(node.i.start, node.j.start), at_row(last_row, node.j.start))
@@ -91,7 +93,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
             lefts = [print_expr(left_row(u, r)) for u in range(terms) for r in range(mr)]
         else:
             lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}" for u in range(terms)]
-        rights = [f"{rp} + {u} * {right_size} + ({jr} - {jc}) * {kn}" for u in range(terms)]
+        rights = [f"{panel} + {u} * {stride} + ({jr} - {jc}) * {kn}" for u in range(terms)]
         return f"{helper_name}({kn}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
 
     def row_of_block(r: int) -> str:
@@ -186,33 +188,88 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         f"  for (int {jr} = {jc}; {jr} < {je}; {jr} += {nr})",
         f"    for (int {ir} = {ic}; {ir} < {ie}; {ir} += {mr}) {{",
     ] + ["      " + line for line in skip + block()] + ["    }", "}"]
+    packed = node.packed_right
+    if packed:
+        # packed before the call (PackedRight), where that memory could be had
+        where_packed = [
+            f"{t} *const {panel} = {packed} != 0 ? {packed} + {_panel_offset(terms, k0, k1, j0, jc, kc, je, nr)} : {rp};",
+            f"const int {stride} = {packed} != 0 ? {kn} * {_strips_width(jc, je, nr)} : {right_size};",
+        ]
+    else:
+        where_packed = [f"{t} *const {panel} = {rp};", f"const int {stride} = {right_size};"]
     panels = [
         f"for (int {jc} = {j0}; {jc} < {j1}; {jc} += {nc}) {{",
         f"  const int {je} = {_min(f'{jc} + {nc}', j1)};",
         f"  for (int {kc} = {k0}; {kc} < {k1}; {kc} += {depth}) {{",
         f"    const int {ke} = {_min(f'{kc} + {depth}', k1)};",
         f"    const int {kn} = {ke} - {kc};",
+    ] + ["    " + line for line in where_packed] + [
         f"    if ({rp} != 0) {{   /* the right factors of the panel, packed once for all row blocks */",
     ] + ["      " + line for line in pragma("#pragma omp for")] + ["      " + line for line in pack_right] + [
         "    }",
     ] + ["    " + line for line in pragma("#pragma omp for schedule(dynamic)")] + [
         "    " + line for line in row_blocks] + ["  }", "}"]
+    right_ready = f"({rp} != 0 || {packed} != 0)" if packed else f"{rp} != 0"
     inner = ([
         "/* without memory for the panel the plain loops do all the work */",
-        f"const int {blocked} = {rp} != 0;",
+        f"const int {blocked} = {right_ready};",
     ] if in_place else [
         f"{t} *{lp} = ({t} *){helper_name}_left_panel(sizeof({t}) * {terms} * {left_size});",
         "/* without memory for the panels the plain loops do all the work */",
-        f"const int {blocked} = {lp} != 0 && {rp} != 0;",
+        f"const int {blocked} = {lp} != 0 && {right_ready};",
     ]) + rows_per_block + panels
+    own_panel = f"({t} *){helper_name}_right_panel(sizeof({t}) * {terms} * {right_size})"
     out = ["{",
            f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
-           f"  {t} *{rp} = ({t} *){helper_name}_right_panel(sizeof({t}) * {terms} * {right_size});"]
+           f"  {t} *{rp} = {f'{packed} != 0 ? 0 : ' if packed else ''}{own_panel};"]
     out += ["  " + line for line in pragma("#pragma omp parallel")]
     out += ["  {"] + ["    " + line for line in inner] + ["  }", "}"]
     panels_memory = ("" if in_place else _panel_memory(f"{helper_name}_left_panel")) + _panel_memory(
         f"{helper_name}_right_panel")
     return MatMulCode(out, helper_name, helper + panels_memory)
+
+
+def expand_packed_right(node: PackedRight, print_expr: Callable[[Expr], str], taken: set[str]) -> list[str]:
+    """The C code that packs the right factors of ``node.matmul`` into ``node.buffer``, each k
+    panel of each chunk of columns where the node's expansion looks for it."""
+    m = node.matmul
+    b, terms = m.blocking, len(m.rights)
+    assert b.panel_columns % b.columns == 0 and not _is_triangle(m)
+    j, k = m.j.var, m.k.var
+    name = _Names(taken | {m.i.var, j, k})
+    jc, je, kc, ke, kn, jr, panel = (name(x) for x in ("jc", "je", "kc", "ke", "kn", "jr", "panel"))
+    nr, nc, depth = b.columns, b.panel_columns, b.depth
+    j0, j1 = print_expr(m.j.start), print_expr(m.j.stop)
+    k0, k1 = print_expr(m.k.start), print_expr(m.k.stop)
+    width = _strips_width(jc, je, nr)
+    return [
+        f"if ({node.buffer} != 0) {{   /* the right factors of every panel, packed once for every call */",
+        f"  for (int {jc} = {j0}; {jc} < {j1}; {jc} += {nc}) {{",
+        f"    const int {je} = {_min(f'{jc} + {nc}', j1)};",
+        f"    for (int {kc} = {k0}; {kc} < {k1}; {kc} += {depth}) {{",
+        f"      const int {ke} = {_min(f'{kc} + {depth}', k1)};",
+        f"      const int {kn} = {ke} - {kc};",
+        f"      {m.dtype} *const {panel} = {node.buffer} + {_panel_offset(terms, k0, k1, j0, jc, kc, je, nr)};",
+        f"      for (int {jr} = {jc}; {jr} < {je}; {jr} += {nr})",
+        f"        for (int {k} = {kc}; {k} < {ke}; {k}++)",
+        f"          for (int {j} = {jr}; {j} < {jr} + {nr}; {j}++) {{",
+    ] + [f"            {panel}[{u} * {kn} * {width} + ({jr} - {jc}) * {kn} + ({k} - {kc}) * {nr} + ({j} - {jr})] = "
+         f"{j} < {je} ? {print_expr(m.rights[u])} : 0;" for u in range(terms)] + [
+        "          }", "    }", "  }", "}"]
+
+
+def _panel_offset(terms: int, k0: str, k1: str, j0: str, jc: str, kc: str, je: str, nr: int) -> str:
+    """Where the k panel at ``kc`` of the chunk of columns at ``jc`` starts in an array of packed
+    right factors: after the chunks before (all of k, their columns) and the panels before."""
+    return f"{terms} * ({k1} - {k0}) * ({jc} - {j0}) + {terms} * ({kc} - {k0}) * {_strips_width(jc, je, nr)}"
+
+
+def _strips_width(jc: str, je: str, nr: int) -> str:
+    return f"(({je} - {jc} + {nr - 1}) / {nr} * {nr})"
+
+
+def _is_triangle(node: MatMul) -> bool:
+    return node.i.var in ex.names(node.j.start) or node.i.var in ex.names(node.j.stop)
 
 
 def _row_along_k(left: Expr, i: str, k: str) -> bool:

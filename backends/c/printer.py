@@ -9,11 +9,11 @@ import re
 
 from s2s.ir import (
     SDFG, Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr,
-    ExprPrinter, For, IfElse, LibraryNode, MatMul, Map, Opaque, Range, Return, Sequence, Sym, Tasklet, While,
+    ExprPrinter, For, IfElse, LibraryNode, MatMul, Map, Opaque, PackedRight, Range, Return, Sequence, Sym, Tasklet, While,
 )
 from s2s.ir import expr as ex
 
-from backends.c.matmul import expand_matmul
+from backends.c.matmul import expand_matmul, expand_packed_right
 
 
 class CPrinter:
@@ -151,6 +151,8 @@ class CPrinter:
                 code = expand_matmul(comp, self.expr, set(self.containers), self.threads and comp.parallel)
                 self.helpers[code.helper_name] = code.helper
                 out += [self.pad(level) + line for line in code.lines]
+            elif isinstance(comp, PackedRight):
+                out += [self.pad(level) + line for line in expand_packed_right(comp, self.expr, set(self.containers))]
             elif isinstance(comp, LibraryNode):
                 out.append(self.pad(level) + self.library_statement(node, comp))
         return out

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from backends.c.printer import CPrinter
 from s2s.ir import Array, Block, Declare, For, Map, Scalar, Schedule, expr as ex, walk
+from s2s.ir.rewrite import fresh_name
 
 
 # Starting and joining a parallel region costs a few microseconds: as much as a few thousand
@@ -39,8 +40,8 @@ class OpenMPPrinter(CPrinter):
         on the arrays themselves."""
         pad, inner = self.pad(level), self.pad(level + 1)
         taken = set(self.containers)
-        shared = {a: _fresh(f"s2s_shared_{a}", taken) for a in node.private}
-        copies = {a: _fresh(f"s2s_copies_{a}", taken) for a in node.private}
+        shared = {a: fresh_name(f"s2s_shared_{a}", taken) for a in node.private}
+        copies = {a: fresh_name(f"s2s_copies_{a}", taken) for a in node.private}
         arrays = {a: self.containers[a] for a in node.private}
         if any(not isinstance(d, Array) or any(e is None for e in d.shape) for d in arrays.values()):
             return self.map_loop(node, level)   # (no size to copy: in order, which is correct)
@@ -131,11 +132,3 @@ def _minus_one(e: ex.Expr) -> ex.Expr:
     value = _int(e)
     return ex.Const(str(value - 1)) if value is not None else ex.Binary("-", e, ex.Const("1"))
 
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, k = base, 0
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name

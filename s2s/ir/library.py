@@ -78,11 +78,36 @@ class MatMul(LibraryNode):
     dtype: str
     blocking: Blocking
     parallel: bool   # the row blocks may run on several threads
+    # an array that a PackedRight node before this one filled with its right factors, which it
+    # then packs no more (None: it packs them itself; the array's pointer may be null at run
+    # time, allocation having failed, and it then packs them itself too)
+    packed_right: str | None = None
 
     def update_of(self, lefts: list[Expr], rights: list[Expr]) -> Expr:
         """``update`` with ``lefts[t]``, ``rights[t]`` for the names of term t's factors."""
         names = {left_name(t): e for t, e in enumerate(lefts)} | {right_name(t): e for t, e in enumerate(rights)}
         return ex.substitute(self.update, names)
+
+
+@dataclass(frozen=True)
+class PackedRight(LibraryNode):
+    """The right factors of ``matmul`` (every term, k and column) written once into ``buffer``
+    (``packed_right_size`` elements, already allocated: nothing is done where it is null), in
+    the order the node's expansion reads them: the packing moved out of loops in which every
+    call of the node has the same right factors (doitgen's batch loop r, and C4). Only for a
+    node whose columns do not depend on i."""
+
+    matmul: MatMul
+    buffer: str
+
+
+def packed_right_size(node: MatMul) -> Expr:
+    """How many elements the right factors of ``node`` take packed: per term, every k by the
+    columns rounded up to whole strips of ``blocking.columns``."""
+    nr = Const(str(node.blocking.columns))
+    strips = Binary("/", Binary("+", Binary("-", node.j.stop, node.j.start), Const(str(node.blocking.columns - 1))), nr)
+    depth = Binary("-", node.k.stop, node.k.start)
+    return Binary("*", Binary("*", Const(str(len(node.rights))), depth), Binary("*", strips, nr))
 
 
 def left_name(t: int) -> str:

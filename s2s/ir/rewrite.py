@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from s2s.ir import expr as ex
 from s2s.ir.control import (
-    Block, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, While, walk,
+    LOOPS, Block, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, While, walk,
 )
 
 
@@ -90,3 +90,24 @@ def with_id_suffix(node: ControlNode, suffix: str) -> ControlNode:
         return dataclasses.replace(node, id=node.id + suffix,
                                    init=None if node.init is None else with_id_suffix(node.init, suffix))
     return dataclasses.replace(node, id=node.id + suffix)
+
+
+def outermost_loops(node: ControlNode) -> list[ControlNode]:
+    """The loops of ``node`` that no other loop of it encloses (through sequences and branches)."""
+    if isinstance(node, LOOPS):
+        return [node]
+    if isinstance(node, Sequence):
+        return [loop for c in node.children for loop in outermost_loops(c)]
+    if isinstance(node, IfElse):
+        return outermost_loops(node.then) + (outermost_loops(node.other) if node.other is not None else [])
+    return []
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_1``, ``base_2``... whichever is first not in ``taken`` (which it joins)."""
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name

@@ -24,7 +24,7 @@ _CLASSES: dict[str, type] = {
         data.Scalar, data.Array, data.Symbol,
         dataflow.Range, dataflow.AccessNode, dataflow.Tasklet, dataflow.LibraryNode, dataflow.Memlet,
         dataflow.DataflowGraph,
-        library.Blocking, library.Extent, library.MatMul,
+        library.Blocking, library.Extent, library.MatMul, library.PackedRight,
         control.SourceSpan, control.Block, control.Declare, control.Sequence, control.For, control.Map,
         control.IfElse, control.While, control.Break, control.Continue, control.Return, control.Opaque,
         sdfg.SDFG, sdfg.TranslationUnit,

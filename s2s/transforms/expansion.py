@@ -162,7 +162,7 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion:
         pointer = f"{data.dtype.spelling} (*{new}){row}" if shape else f"{data.dtype.spelling} *{new}"
         array = Array(new, data.dtype, (count,) + tuple(shape), Storage.HEAP, declaration=pointer)
         arrays.append(array)
-        allocations.append(_allocation(array, count, shape, pointer.replace(new, "", 1)))
+        allocations.append(heap_allocation(array, count, shape, pointer.replace(new, "", 1)))
         copies.append(_copy_back(s, new, expr_of(s.last) if offset == Const("0") else Binary(
             "-", expr_of(s.last), offset), build, fresh, counters))
     nodes = tuple(_rewrite(n, renames) for n in scop.nodes) + tuple(copies)
@@ -192,7 +192,7 @@ def _fresh_names(taken: set[str]):
     return fresh
 
 
-def _allocation(array: Array, count: Expr, shape, pointer_type: str) -> Declare:
+def heap_allocation(array: Array, count: Expr, shape, pointer_type: str) -> Declare:
     """``T (*x)[d1]... = (T (*)[d1]...) __builtin_malloc(sizeof(T) * count * d1 * ...)`` (at
     least one row, so that an empty loop does not look like a failed allocation)."""
     size: Expr = Binary("*", SizeOf(array.dtype.spelling), _at_least_one(count))

@@ -16,6 +16,7 @@ import islpy as isl
 from s2s.analysis.dependences import conflicting_arrays
 from s2s.analysis.privatization import privatizable
 from s2s.ir import SDFG, Block, Const, ControlNode, For, IfElse, Map, MatMul, Schedule, Sequence, walk
+from s2s.ir.rewrite import outermost_loops
 from s2s.schedule.codegen import loop_as_map
 from s2s.time_limit import isl_operation_limit
 from s2s.transforms.verify_parallel import probe_scops
@@ -31,7 +32,7 @@ def parallel_over_private_copies(sdfg: SDFG, seq: Sequence, scratch: set[str]) -
     iterations conflict only through arrays of ``scratch`` (arrays nothing reads after the
     code), each of which every iteration may have a copy of its own (``privatizable``), made a
     parallel Map with those copies. Also returns a note per loop so made."""
-    candidates = {loop.id: loop for loop in _outermost_loops(seq) if _worth_a_region(loop)}
+    candidates = {loop.id: loop for loop in outermost_loops(seq) if isinstance(loop, For) and _worth_a_region(loop)}
     if not candidates or not scratch:
         return seq, []
     chosen: dict[str, Map] = {}
@@ -53,16 +54,6 @@ def parallel_over_private_copies(sdfg: SDFG, seq: Sequence, scratch: set[str]) -
     except isl.Error:
         return seq, []
     return _replace(seq, chosen), notes
-
-
-def _outermost_loops(node: ControlNode) -> list[For]:
-    if isinstance(node, For):
-        return [node]
-    if isinstance(node, Sequence):
-        return [loop for c in node.children for loop in _outermost_loops(c)]
-    if isinstance(node, IfElse):
-        return _outermost_loops(node.then) + (_outermost_loops(node.other) if node.other is not None else [])
-    return []
 
 
 def _worth_a_region(loop: For) -> bool:

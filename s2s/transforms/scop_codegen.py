@@ -13,6 +13,7 @@ from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from s2s.transforms.polyhedral import Choice
+from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
 from s2s.transforms.verify_parallel import demote_unproven_maps
 
@@ -71,6 +72,9 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         new, demoted = demote_unproven_maps(probe, new)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
+        new, buffers, packed = pack_invariant_rights_once(new, probe.container_map)
+        containers.extend(buffers)
+        note += "".join(f"; {p}" for p in packed)
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
         if expansion is not None:
