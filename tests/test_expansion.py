@@ -76,6 +76,7 @@ int main(void)
       C4[s][p] = ((s * p) % 11) / 5.0;
   }
   doitgen(0, 13, 24, A, C4, sum);   /* nothing runs: sum keeps its values */
+  doitgen(0, 13, 24, A, 0, sum);    /* nor is C4 read (none to read) */
   for (int p = 0; p < 24; p++)
     printf("%a\n", sum[p]);
   doitgen(12, 13, 24, A, C4, sum);

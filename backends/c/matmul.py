@@ -219,7 +219,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         f"const int {blocked} = {lp} != 0 && {right_ready};",
     ]) + rows_per_block + panels
     own_panel = f"({t} *){helper_name}_right_panel(sizeof({t}) * {terms} * {right_size})"
-    out = ["{",
+    out = [f"if ({i0} < {i1}) {{   /* (without rows, no factor is read) */",
            f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
            f"  {t} *{rp} = {f'{packed} != 0 ? 0 : ' if packed else ''}{own_panel};"]
     out += ["  " + line for line in pragma("#pragma omp parallel")]

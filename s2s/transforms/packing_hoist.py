@@ -6,7 +6,9 @@ doitgen calls its kernel once per iteration of the batch loop r, and C4, its rig
 read-only: packed in every call, its 160 x 160 elements cost a twentieth of the kernel's time.
 The right factors are invariant when nothing they read (arrays, scalars) is written anywhere in
 the code and they, like the node's columns and k range, use none of the variables of the loops
-around the node.
+around the node. They are packed only where the node runs at least once (every loop around it,
+and its rows, with bounds that do not move with those loops, have an iteration), so that
+nothing is read that the loops would not have read.
 """
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ import dataclasses
 from typing import Mapping
 
 from s2s.ir import (
-    AccessNode, Array, Block, ControlNode, Data, DataflowGraph, Declare, For, IfElse, Map, MatMul, Memlet, Opaque,
-    PackedRight, Range, Sequence, Storage, While, child_nodes, expr as ex, packed_right_size, walk,
+    AccessNode, Array, Binary, Block, ControlNode, Data, DataflowGraph, Declare, Expr, For, IfElse, Map, MatMul,
+    Memlet, Opaque, PackedRight, Range, Schedule, Sequence, Storage, While, child_nodes, expr as ex,
+    packed_right_size, walk,
 )
 from s2s.ir.rewrite import fresh_name, mentioned_names, outermost_loops
+from s2s.schedule.codegen import loop_as_map
 from s2s.transforms.expansion import heap_allocation
 
 
@@ -27,6 +31,7 @@ class _Hoisted:
     block: Block        # the node's block
     node: MatMul
     buffer: Array
+    runs: Expr          # true when the node runs at least once (the packing reads nothing before)
 
 
 def pack_invariant_rights_once(seq: Sequence, containers: Mapping[str, Data]) -> tuple[Sequence, list[Array], list[str]]:
@@ -40,7 +45,10 @@ def pack_invariant_rights_once(seq: Sequence, containers: Mapping[str, Data]) ->
         for block, node, around in _matmuls(loop, ()):
             uses = set().union(*(ex.names(e) for e in node.rights + (node.j.start, node.j.stop, node.k.start,
                                                                         node.k.stop))) - {node.j.var, node.k.var}
-            if node.packed_right is not None or node.i.var in uses or uses & (written | set(around)):
+            runs = _runs(around, node)
+            if node.packed_right is not None or node.i.var in uses or runs is None:
+                continue
+            if uses & (written | {m.var for m in around}):
                 continue
             name = fresh_name(f"s2s_packed_{_first_array(node)}", taken)
             target = node.target.name if isinstance(node.target, ex.Access) else ""
@@ -48,27 +56,47 @@ def pack_invariant_rights_once(seq: Sequence, containers: Mapping[str, Data]) ->
                 continue
             buffer = Array(name, containers[target].dtype, (packed_right_size(node),), Storage.HEAP,
                            declaration=f"{node.dtype} *{name}")
-            found.append(_Hoisted(loop, block, node, buffer))
+            found.append(_Hoisted(loop, block, node, buffer, runs))
     if not found:
         return seq, [], []
     return (_rewrite(seq, found), [h.buffer for h in found],
             [f"right factors of the kernel packed once, before loop {_var(h.loop)}" for h in found])
 
 
-def _matmuls(node: ControlNode, around: tuple[str, ...]):
-    """The MatMul nodes under ``node``, each with its block and the variables of the loops
-    around it."""
+def _matmuls(node: ControlNode, around: tuple[Map | None, ...]):
+    """The MatMul nodes under ``node``, each with its block and the loops around it (as Maps;
+    None for a loop of another shape, a branch, or a while loop)."""
     if isinstance(node, Block):
         for n in node.graph.nodes:
             if isinstance(n, MatMul):
                 yield node, n, around
         return
-    if isinstance(node, (For, Map)):
-        around = around + (node.var,)
-    elif isinstance(node, While):
-        around = around + tuple(mentioned_names(node))   # (no variable of its own: all it names)
+    if isinstance(node, For):
+        as_map = loop_as_map(node, Schedule.SEQUENTIAL)
+        around = around + (as_map if isinstance(as_map, Map) else None,)
+    elif isinstance(node, Map):
+        around = around + (node,)
+    elif isinstance(node, (While, IfElse)):
+        around = around + (None,)
     for child in child_nodes(node):
         yield from _matmuls(child, around)
+
+
+def _runs(around: tuple[Map | None, ...], node: MatMul) -> Expr | None:
+    """A condition, evaluated before the loops, under which the node runs at least once: each
+    loop around it and its rows have an iteration (None: no such condition, where a bound moves
+    with a loop around the node, or a branch or while loop decides)."""
+    if any(m is None for m in around):
+        return None
+    variables = {m.var for m in around if m is not None}
+    bounds = [(m.start, m.stop) for m in around if m is not None] + [(node.i.start, node.i.stop)]
+    if any(variables & (ex.names(a) | ex.names(b)) for a, b in bounds):
+        return None
+    cond: Expr | None = None
+    for a, b in bounds:
+        c = Binary("<", a, b)
+        cond = c if cond is None else Binary("&&", cond, c)
+    return cond
 
 
 def _written(seq: Sequence) -> set[str]:
@@ -138,4 +166,6 @@ def _before(h: _Hoisted) -> list[ControlNode]:
     edges = [dataclasses.replace(e, src=f"{pack_id}.r.{e.data}", dst=pack_id) for e in inputs]
     edges.append(Memlet(pack_id, f"out_{name}", f"{pack_id}.w", None, name, (Range(ex.Const("0"), size, ex.Const("1")),)))
     graph = DataflowGraph(tuple(nodes), tuple(edges))
-    return [heap_allocation(h.buffer, size, (), f"{h.node.dtype} *"), Block(f"B.pack.{name}", graph)]
+    # (where the node would not run, the factors are not read: they may not be there to read)
+    return [heap_allocation(h.buffer, size, (), f"{h.node.dtype} *"), IfElse(
+        f"C.pack.{name}", h.runs, Sequence(f"S.pack.{name}", (Block(f"B.pack.{name}", graph),)))]
