@@ -24,7 +24,7 @@ class CPrinter:
         self.sdfg = sdfg
         self.containers = sdfg.container_map
         self.expr = expr_printer or ExprPrinter()
-        # file-scope functions the printed statements call, by name (see ``definitions``)
+        # file-scope functions the printed statements call, by name (``merged_definitions`` joins those of several printers)
         self.helpers: dict[str, str] = {}
 
     # --- entry points ---------------------------------------------------------------------------
@@ -32,11 +32,6 @@ class CPrinter:
     def statement(self, node: ControlNode) -> str:
         """C text of one control node (no trailing newline)."""
         return "\n".join(self.lines(node, 0))
-
-    def definitions(self) -> str:
-        """C text of the file-scope functions that the statements printed so far call: it goes
-        before the first of them in the file."""
-        return "".join(self.helpers.values())
 
     def lines(self, node: ControlNode, level: int) -> list[str]:
         method = getattr(self, "print_" + type(node).__name__, None)

@@ -18,6 +18,8 @@ class OpenMPPrinter(CPrinter):
         if node.private and node.schedule is Schedule.CPU_MULTICORE:
             return self.map_with_copies(node, level)
         trip = self.flat_parallel_trip(node)
+        if isinstance(trip, int) and trip < MIN_FLAT_PARALLEL_ITERATIONS:
+            return self.map_loop(node, level)
         if trip is None or isinstance(trip, int):
             return super().print_Map(node, level)
         # Versioned rather than `if(trip >= ...)`: with a false `if` clause the loop still runs
@@ -45,7 +47,7 @@ class OpenMPPrinter(CPrinter):
         arrays = {a: self.containers[a] for a in node.private}
         if any(not isinstance(d, Array) or any(e is None for e in d.shape) for d in arrays.values()):
             return self.map_loop(node, level)   # (no size to copy: in order, which is correct)
-        last = _minus_one(node.stop) if node.step == ex.Const("1") else ex.Binary(
+        last = ex.minus_one(node.stop) if node.step == ex.Const("1") else ex.Binary(
             "+", node.start, ex.Binary("*", ex.Binary("/", ex.Binary("-", ex.Binary("-", node.stop, node.start),
                                                                        ex.Const("1")), node.step), node.step))
         out = [pad + "{", inner + "extern int omp_get_max_threads(void), omp_get_thread_num(void);"]
@@ -62,10 +64,7 @@ class OpenMPPrinter(CPrinter):
             views.append(f"{pointer('const ' + a)} = {node.var} == {self.expr(last)} ? {shared[a]} : "
                          f"({pointer('')}) ({own});")
         allocated = " && ".join(f"{copies[a]} != 0" for a in node.private)
-        v = node.var
-        header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {v} < {self.expr(node.stop)}; "
-                  f"{self.update(v, ex.Binary('+', ex.Sym(v), node.step))})")
-        loop = self.body(header, node.body, level + 2)
+        loop = self.map_loop(node, level + 2)
         loop = loop[:1] + [self.pad(level + 3) + line for line in views] + loop[1:]
         out += [inner + f"if ({allocated}) {{"] + self.map_pragmas(node, level + 2) + loop
         out += [inner + "} else {"] + self.map_loop(node, level + 2) + [inner + "}"]
@@ -86,9 +85,6 @@ class OpenMPPrinter(CPrinter):
     def map_pragmas(self, node: Map, level: int) -> list[str]:
         pad = self.pad(level)
         if node.schedule is Schedule.CPU_MULTICORE:
-            trip = self.flat_parallel_trip(node)
-            if isinstance(trip, int) and trip < MIN_FLAT_PARALLEL_ITERATIONS:
-                return []
             clauses = ""
             private = self.private_variables(node)
             if private:
@@ -126,9 +122,3 @@ class OpenMPPrinter(CPrinter):
 
 def _int(e: ex.Expr) -> int | None:
     return e.int_value if isinstance(e, ex.Const) else None
-
-
-def _minus_one(e: ex.Expr) -> ex.Expr:
-    value = _int(e)
-    return ex.Const(str(value - 1)) if value is not None else ex.Binary("-", e, ex.Const("1"))
-

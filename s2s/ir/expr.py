@@ -202,6 +202,15 @@ def plus_one(e: Expr) -> Expr:
     return Binary("+", e, Const("1"))
 
 
+def minus_one(e: Expr) -> Expr:
+    """``e - 1``, folded for a constant and for ``x + 1``."""
+    if isinstance(e, Const) and e.int_value is not None:
+        return Const(str(e.int_value - 1))
+    if isinstance(e, Binary) and e.op == "+" and e.rhs == Const("1"):
+        return e.lhs
+    return Binary("-", e, Const("1"))
+
+
 # --- printing as C ------------------------------------------------------------------------------
 
 _BINARY_PRECEDENCE = {

@@ -20,7 +20,7 @@ from s2s.ir import (
     Memlet, Opaque, PackedRight, Range, Schedule, Sequence, Storage, While, child_nodes, expr as ex,
     packed_right_size, walk,
 )
-from s2s.ir.rewrite import fresh_name, mentioned_names, outermost_loops
+from s2s.ir.rewrite import fresh_name, map_sequences, mentioned_names, outermost_loops
 from s2s.schedule.codegen import loop_as_map
 from s2s.transforms.expansion import heap_allocation
 
@@ -50,10 +50,10 @@ def pack_invariant_rights_once(seq: Sequence, containers: Mapping[str, Data]) ->
                 continue
             if uses & (written | {m.var for m in around}):
                 continue
-            name = fresh_name(f"s2s_packed_{_first_array(node)}", taken)
             target = node.target.name if isinstance(node.target, ex.Access) else ""
             if not isinstance(containers.get(target), Array):
                 continue
+            name = fresh_name(f"s2s_packed_{_first_array(node)}", taken)
             buffer = Array(name, containers[target].dtype, (packed_right_size(node),), Storage.HEAP,
                            declaration=f"{node.dtype} *{name}")
             found.append(_Hoisted(loop, block, node, buffer, runs))
@@ -129,28 +129,22 @@ def _rewrite(seq: Sequence, found: list[_Hoisted]) -> Sequence:
         by_loop.setdefault(h.loop.id, []).append(h)
     use = {h.node.id: h.buffer.name for h in found}
 
-    def node_fn(node: ControlNode) -> ControlNode:
-        if isinstance(node, Block) and any(isinstance(n, MatMul) and n.id in use for n in node.graph.nodes):
-            nodes = tuple(dataclasses.replace(n, packed_right=use[n.id]) if isinstance(n, MatMul) and n.id in use
-                          else n for n in node.graph.nodes)
-            return dataclasses.replace(node, graph=dataclasses.replace(node.graph, nodes=nodes))
-        if isinstance(node, Sequence):
-            children: list[ControlNode] = []
-            for c in node.children:
-                hoisted = by_loop.get(c.id, [])
-                children += [step for h in hoisted for step in _before(h)]
-                children.append(node_fn(c))
-                children += [Opaque(f"O.free.{h.buffer.name}", f"__builtin_free({h.buffer.name});",
-                                    "release of packed right factors") for h in hoisted]
-            return dataclasses.replace(node, children=tuple(children))
-        if isinstance(node, (For, Map, While)):
-            return dataclasses.replace(node, body=node_fn(node.body))
-        if isinstance(node, IfElse):
-            return dataclasses.replace(node, then=node_fn(node.then),
-                                       other=None if node.other is None else node_fn(node.other))
-        return node
+    def packed(block: Block) -> Block:
+        nodes = tuple(dataclasses.replace(n, packed_right=use[n.id]) if isinstance(n, MatMul) and n.id in use
+                      else n for n in block.graph.nodes)
+        return dataclasses.replace(block, graph=dataclasses.replace(block.graph, nodes=nodes))
 
-    return node_fn(seq)  # type: ignore[return-value]
+    def fn(s: Sequence) -> Sequence:
+        children: list[ControlNode] = []
+        for c in s.children:
+            hoisted = by_loop.get(c.id, [])
+            children += [step for h in hoisted for step in _before(h)]
+            children.append(packed(c) if isinstance(c, Block) else c)
+            children += [Opaque(f"O.free.{h.buffer.name}", f"__builtin_free({h.buffer.name});",
+                                "release of packed right factors") for h in hoisted]
+        return dataclasses.replace(s, children=tuple(children))
+
+    return map_sequences(seq, fn)  # type: ignore[return-value]
 
 
 def _before(h: _Hoisted) -> list[ControlNode]:

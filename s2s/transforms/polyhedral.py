@@ -68,21 +68,23 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     where the SCoP would otherwise stay as written (symm's ``temp2`` orders all its iterations).
     (Not after the scheduler gave up on the SCoP: on more statements it would fail again, and
     twice the budget would break the optimizer's time limit.)"""
+    return dataclasses.replace(_with_or_without_expansion(scop, options), parallel=options.parallel)
+
+
+def _with_or_without_expansion(scop: Scop, options: OptimizeOptions) -> Choice:
     scratch = scratch_arrays(scop)
     expansion = expand(scop, scratch) if scratch else None
     if options.matmul is not None and expansion is not None:
         if _kernel_count(expansion.scop) > _kernel_count(scop):
             choice, kernels = _choose(expansion.scop, options)
             if choice.schedule is not None and kernels:
-                return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion,
-                                           parallel=options.parallel)
+                return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
     plain = _choose(scop, options)[0]
     if plain.schedule is None and not plain.scheduler_failed and expansion is not None:
         choice = _choose(expansion.scop, options)[0]
         if choice.schedule is not None:
-            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion,
-                                       parallel=options.parallel)
-    return dataclasses.replace(plain, parallel=options.parallel)
+            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+    return plain
 
 
 def _kernel_count(scop: Scop) -> int:

@@ -15,8 +15,8 @@ import islpy as isl
 
 from s2s.analysis.dependences import conflicting_arrays
 from s2s.analysis.privatization import privatizable
-from s2s.ir import SDFG, Block, Const, ControlNode, For, IfElse, Map, MatMul, Schedule, Sequence, walk
-from s2s.ir.rewrite import outermost_loops
+from s2s.ir import SDFG, Block, Const, For, Map, MatMul, Schedule, Sequence, walk
+from s2s.ir.rewrite import map_sequences, outermost_loops
 from s2s.schedule.codegen import loop_as_map
 from s2s.time_limit import isl_operation_limit
 from s2s.transforms.verify_parallel import probe_scops
@@ -53,7 +53,8 @@ def parallel_over_private_copies(sdfg: SDFG, seq: Sequence, scratch: set[str]) -
                         notes.append(f"{found.var} parallel on private copies of {', '.join(sorted(arrays))}")
     except isl.Error:
         return seq, []
-    return _replace(seq, chosen), notes
+    return map_sequences(seq, lambda s: dataclasses.replace(s, children=tuple(
+        chosen.get(c.id, c) if isinstance(c, For) else c for c in s.children))), notes
 
 
 def _worth_a_region(loop: For) -> bool:
@@ -68,14 +69,3 @@ def _worth_a_region(loop: For) -> bool:
     if start is None or stop is None or step is None:
         return True
     return step > 0 and (stop - start + step - 1) // step >= MIN_ITERATIONS
-
-
-def _replace(node: ControlNode, chosen: dict[str, Map]) -> ControlNode:
-    if isinstance(node, For):
-        return chosen.get(node.id, node)
-    if isinstance(node, Sequence):
-        return dataclasses.replace(node, children=tuple(_replace(c, chosen) for c in node.children))
-    if isinstance(node, IfElse):
-        return dataclasses.replace(node, then=_replace(node.then, chosen),
-                                   other=None if node.other is None else _replace(node.other, chosen))
-    return node
