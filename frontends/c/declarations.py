@@ -50,7 +50,8 @@ def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_pa
         dims, inner = _array_dims(t, safe_dim)
         spelling = base_type_spelling(inner)
         if spelling is not None:
-            return Array(name, scalar_type(spelling), tuple(dims), storage, text)
+            return Array(name, scalar_type(spelling), tuple(dims), storage, text,
+                         is_object=storage is not Storage.ARGUMENT)
     if isinstance(t, c_ast.PtrDecl):
         inner = t.type
         if isinstance(inner, c_ast.ArrayDecl):  # double (*A)[N]
@@ -64,7 +65,7 @@ def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_pa
             inner = inner.type
         spelling = base_type_spelling(inner)
         if spelling is not None and spelling != "void":
-            return Array(name, scalar_type(spelling), (None,) * depth, storage, text)
+            return Array(name, scalar_type(spelling), (None,) * depth, storage, text, row_pointers=depth - 1)
     # structs, unions, enums, function pointers, void pointers: a scalar the analyses cannot see into
     return Scalar(name, scalar_type(_type_name(t)), storage, text)
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
+from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
-    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Storage, Sym,
+    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Sym,
     Symbol, Tasklet, child_nodes, walk, expr as ex,
 )
 
@@ -68,22 +69,20 @@ class Scop:
         names = {e.data for s in self.statements for e in s.block.graph.edges}
         return sorted(n for n in names if isinstance(self.sdfg.container_map.get(n), Array))
 
-    def may_alias(self) -> list[tuple[str, str]]:
-        """Pairs of arrays of the SCoP, one of them written, that C allows to overlap: both reached
-        through pointers (parameters, heap) and not both ``restrict``. The model treats them as
-        distinct; a transformation that reorders accesses to them must check at run time."""
-        containers = self.sdfg.container_map
-        written = {e.data for s in self.statements for e in s.block.graph.writes()}
+    def may_alias(self) -> list[AliasPair]:
+        """Pairs of names of the SCoP, one of them written, that C allows to overlap. The model
+        treats them as distinct; a transformation that reorders accesses to them must check at
+        run time (s2s.analysis.aliasing says which pairs, and why)."""
+        accessed = {e.data for s in self.statements for e in s.block.graph.edges}
+        return alias_pairs(self.sdfg, accessed, self.written_names)
 
-        def pointer(name: str) -> bool:
-            return containers[name].storage in (Storage.ARGUMENT, Storage.HEAP)
+    def overlapping_rows(self) -> list[str]:
+        """Written arrays of the SCoP reached through row pointers that may overlap."""
+        return overlapping_rows(self.sdfg, self.written_names)
 
-        def restrict(name: str) -> bool:
-            return "restrict" in (containers[name].declaration or "")
-
-        arrays = [a for a in self.arrays if pointer(a)]
-        return [(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:]
-                if (a in written or b in written) and not (restrict(a) and restrict(b))]
+    @property
+    def written_names(self) -> set[str]:
+        return {e.data for s in self.statements for e in s.block.graph.writes()}
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -86,7 +86,8 @@ def view_scop(scop: Scop) -> ScopView:
                                    list(info.carried), list(info.carried_on), list(info.privatizable),
                                    info.parallel_if_privatized))
     view.reductions = [f"{r.statement} on {r.target} ({r.op})" for r in reductions(scop)]
-    view.may_alias = [f"{a}/{b}" for a, b in scop.may_alias()]
+    view.may_alias = [f"{p.first}/{p.second} ({p.why})" for p in scop.may_alias()]
+    view.may_alias += [f"rows of {a} (row pointers)" for a in scop.overlapping_rows()]
     view.seconds = time.perf_counter() - start
     return view
 
@@ -146,7 +147,8 @@ def format_text(path: str, views: list[ScopView]) -> str:
         if v.reductions:
             out.append(f"  reductions: {'; '.join(v.reductions)}")
         if v.may_alias:
-            out.append(f"  may alias (pointer arguments, assumed distinct by the model): {', '.join(v.may_alias)}")
+            out.append("  may alias (the model assumes them distinct; a reordering checks at run time):")
+            out.extend(f"    {pair}" for pair in v.may_alias)
         out.append("")
     return "\n".join(out)
 

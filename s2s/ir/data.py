@@ -34,6 +34,12 @@ class Array:
     shape: tuple[Expr | None, ...]
     storage: Storage
     declaration: str | None = None
+    # An array object of its own (``double A[N]`` declared at file scope or in the function), not
+    # a parameter or a pointer: no other declared array overlaps it.
+    is_object: bool = False
+    # How many leading subscripts select a pointer loaded from memory (``float **rows``: 1). Rows
+    # reached so may overlap one another, which the model cannot see.
+    row_pointers: int = 0
 
     @property
     def rank(self) -> int:

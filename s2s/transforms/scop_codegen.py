@@ -58,7 +58,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             try:
                 guard = no_overlap_condition(scop)
             except Uncheckable as why:
-                schedule, note, expansion = None, f"original order kept: pointer arrays may overlap ({why})", None
+                # the user's code stays exactly as written: its order is the only one known right
+                outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                                            f"original code kept: pointer arrays may overlap ({why})"))
+                continue
         if expansion is not None:
             containers.extend(expansion.containers)
         new, new_vars = generate(expansion.scop if expansion else scop, schedule,
