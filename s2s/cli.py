@@ -5,6 +5,7 @@
     s2s cc ...             (the same as s2s-cc ...)
     s2s machine [--refresh] [--quick] [--json]
     s2s profile file.c [-D.. -I..] [--optimized [--mode M]] [--json F] [--csv F] [--plot F] [-- program args]
+    s2s fuzz --count N --seed S [--target c|openmp] [--keep DIR] [--jobs J]
     s2s --version
 """
 from __future__ import annotations
@@ -345,6 +346,48 @@ def _profile(ns: argparse.Namespace) -> int:
     return 0
 
 
+# ---- s2s fuzz --------------------------------------------------------------------------------------
+def _configure_fuzz(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--count", type=int, default=100, help="programs to generate and check (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first program; program k has seed + k")
+    p.add_argument("--target", choices=("c", "openmp"), default="c",
+                   help="c, or openmp (-fopenmp, run on 1, 2 and 3 threads)")
+    p.add_argument("--keep", metavar="DIR", default="fuzz-failures",
+                   help="where failures are saved, shrunk and as generated (default: ./fuzz-failures)")
+    p.add_argument("--jobs", "-j", type=int, default=2, help="programs checked at once (default 2)")
+    p.add_argument("--no-shrink", action="store_true", help="save failures as generated")
+    p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="the real compiler (default: $S2S_CC or cc)")
+    p.add_argument("--s2s-cc", dest="s2s_cc", default="", metavar="CMD",
+                   help="the s2s-cc under test (default: the one installed beside this s2s)")
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds per program run (default 20)")
+    p.add_argument("--quiet", "-q", action="store_true", help="only failures and the summary line")
+    p.epilog = ("Each program is built with cc -O0 -ffp-contract=off and with S2S_MODE=pluto s2s-cc cc -O2 "
+                "-ffp-contract=off; the outputs (integers, floating point as %%a) must be identical. Exit "
+                "status 1 on any mismatch, crash, timeout or build failure.")
+
+
+def _run_fuzz(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from s2s.fuzz import RunOptions, run_fuzz
+
+    def progress(msg: str) -> None:
+        if not ns.quiet or not msg.startswith("["):
+            print(f"s2s fuzz: {msg}", file=sys.stderr, flush=True)
+
+    options = RunOptions(target=ns.target, cc=ns.cc, s2s_cc=ns.s2s_cc, run_timeout=ns.timeout)
+    summary = run_fuzz(ns.count, ns.seed, options, jobs=ns.jobs, keep=Path(ns.keep), do_shrink=not ns.no_shrink,
+                       progress=progress)
+    for reason, n in sorted(summary.fallback_reasons.items(), key=lambda kv: -kv[1]):
+        print(f"s2s fuzz: fallback x{n}: {reason}", file=sys.stderr)
+    for f in summary.failures:
+        before, after = f.shrunk_size
+        print(f"s2s fuzz: seed {f.seed}: {f.outcome.status}{' (pointer views)' if f.views else ''}, "
+              f"shrunk {before} -> {after} nodes: {f.saved or '(not saved)'}", file=sys.stderr)
+    print(summary.line(ns.target))
+    return 1 if summary.bad else 0
+
+
 def _run_demo(argv: list[str]) -> int:
     from s2s.demo import run_demo
 
@@ -360,6 +403,8 @@ COMMANDS: dict[str, Command] = {
     "machine": Command("benchmark this host (peak FLOP/s, STREAM, caches, topology), cached", _run_machine,
                        _configure_machine),
     "profile": Command("run a program with its loop nests timed and counted: roofline per nest", _run_profile),
+    "fuzz": Command("differential fuzzing: random loop programs, cc -O0 against s2s-cc, outputs compared",
+                    _run_fuzz, _configure_fuzz),
 }
 
 

@@ -1,0 +1,322 @@
+"""Random programs of affine loop nests, one per seed (``generate(seed)`` is a pure function of it).
+
+What is drawn, and why each is there:
+
+* 1-4 nests of 1-4 loops with rectangular, triangular (``j = i ..``), parametric (``i < n``) and
+  banded (``j < i + 3``) bounds, steps of 2 and 3, loops that count down, ``<=`` bounds: the shapes
+  the scheduler's domains and the code generator's bounds must get exactly right;
+* statements at every depth (imperfect nests), subscripts with offsets and coefficients,
+  targets that omit a loop variable (reductions, overwrites): the dependences;
+* scalar reductions reset in an outer loop, and kernel-level scalars: privatization and expansion;
+* affine and modulo ``if``s: guards the scheduler must keep on their statements;
+* ``C[i][j] += A[i][k] * B[k][j]``: the matrix-multiply kernels, which promise bit-exact results;
+* arrays as globals, as array parameters, as flat pointers with linearized subscripts (constant or
+  parameter leading dimensions), and several pointer views of one buffer (aliasing);
+* int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
+* a big parameter (4096+) on single loops, where OpenMP versioning on the trip count switches;
+* small tile sizes and other fusion policies, so tiles have edges at these small sizes.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from s2s.fuzz.model import (
+    FLOAT_TYPES, INT_TYPES, Access, Array, BinOp, BuildConfig, Cond, Const, Expr, If, Loop, LoopVar, Node, Poly,
+    Program, ScalarDecl, ScalarRef, Stmt, const, var,
+)
+from s2s.fuzz.sizing import TooBig, finalize
+
+LOOP_VARS = ("i", "j", "k", "l")
+PARAM_NAMES = ("n", "m", "p")
+BIG_PARAM = "nb"
+FLOAT_CONSTS = ("0.5", "1.5", "0.25", "2.0", "0.1", "3.3", "0.75", "1.0")
+
+
+def generate(seed: int) -> Program:
+    rng = random.Random(seed)
+    for _ in range(50):
+        draft = _Draft(rng, seed).program()
+        try:
+            program = finalize(draft)
+            return finalize(_place_views(program, rng))
+        except TooBig:
+            continue
+    raise RuntimeError(f"seed {seed}: no program small enough in 50 draws")
+
+
+def _place_views(program: Program, rng: random.Random) -> Program:
+    """Move views further into their buffer by random amounts, so that they overlap in varied ways
+    (entirely, partly, or not at all)."""
+    arrays = []
+    for a in program.arrays:
+        if a.kind == "view":
+            a = replace(a, offset=a.offset + rng.choice((0, 0, 1, 2, 5, 17, 64, 300)))
+        arrays.append(a)
+    return replace(program, arrays=tuple(arrays))
+
+
+class _Draft:
+    def __init__(self, rng: random.Random, seed: int) -> None:
+        self.rng = rng
+        self.seed = seed
+        self.scalar_count = 0
+
+    # ---- the program ---------------------------------------------------------------------------------
+    def program(self) -> Program:
+        r = self.rng
+        nparams = r.choice((1, 2, 2, 3))
+        self.params = [(name, r.randint(3, 20)) for name in PARAM_NAMES[:nparams]]
+        self.big = r.random() < 0.12
+        if self.big:
+            self.params.append((BIG_PARAM, r.randint(4096, 6000)))
+        flavour = r.random()
+        if flavour < 0.2:
+            types = ("int", "unsigned")
+        elif flavour < 0.35:
+            types = ("int", "float", "double")
+        else:
+            types = (r.choice(FLOAT_TYPES),)
+        self.arrays: list[Array] = []
+        self.rank: dict[str, int] = {}
+        self.stride: dict[str, tuple[Poly | str, ...]] = {}  # flat arrays: leading dimension per logical dim
+        names = iter("ABCDEFGH")
+        for _ in range(r.randint(2, 5)):
+            kind = r.choices(("global", "param", "ptr"), (3, 3, 2))[0]
+            self._add_array(next(names), r.choice(types), kind)
+        if r.random() < 0.3:
+            ctype = r.choice(types)
+            buf = Array("buf", ctype, "buffer")
+            self.arrays.append(buf)
+            for v in range(r.randint(2, 3)):
+                view_kind = r.choice(("local", "param", "global"))
+                self._add_array(f"v{v}", ctype, "view", buffer="buf", view_kind=view_kind)
+        self.scalars = [self._new_scalar(r.choice(types)) for _ in range(r.choice((0, 0, 1, 2)))]
+        body = [self._nest(1, r.choices((1, 2, 3, 4), (2, 4, 4, 1))[0]) for _ in range(r.choice((1, 2, 2, 3, 4)))]
+        if r.random() < 0.1 and self.scalars:
+            body.insert(r.randrange(len(body) + 1), self._stmt([], self.scalars))
+        config = BuildConfig(
+            tile=",".join(str(r.choice((2, 3, 4, 5, 8))) for _ in range(3)) if r.random() < 0.4 else "",
+            fuse=r.choices(("smart", "max", "no"), (6, 2, 2))[0],
+            kernels="on" if r.random() < 0.9 else "off")
+        return Program(self.seed, tuple(self.params), tuple(self.arrays), tuple(self.scalars), tuple(body), config)
+
+    def _add_array(self, name: str, ctype: str, kind: str, **extra) -> None:
+        r = self.rng
+        flat = kind in ("ptr", "view")
+        rank = r.choices((1, 2, 3), (3, 5, 1) if not flat else (3, 4, 0))[0]
+        self.arrays.append(Array(name, ctype, kind, **extra))
+        self.rank[name] = rank
+        if flat:
+            small = [n for n, _ in self.params if n != BIG_PARAM]
+            strides = [const(1)]
+            for _ in range(rank - 1):
+                if small and r.random() < 0.3:
+                    strides.insert(0, Poly(((1, (r.choice(small),)),), 0))
+                else:
+                    strides.insert(0, const(r.randint(4, 24)))
+            self.stride[name] = tuple(strides)
+
+    def _new_scalar(self, ctype: str) -> ScalarDecl:
+        name = f"s{self.scalar_count}"
+        self.scalar_count += 1
+        return ScalarDecl(name, ctype, self._const(ctype, zero=True))
+
+    # ---- loops -----------------------------------------------------------------------------------------
+    def _nest(self, level: int, depth: int, outer: tuple[str, ...] = (), scalars: tuple[ScalarDecl, ...] = ()) -> Node:
+        r = self.rng
+        if level == 1 and depth == 3 and r.random() < 0.15:
+            mm = self._matmul()
+            if mm is not None:
+                return mm
+        name = LOOP_VARS[level - 1]
+        lower, upper, inclusive = self._bounds(outer, depth)
+        step = r.choices((1, 2, 3), (8, 1, 1))[0]
+        descending = r.random() < 0.1
+        inner = outer + (name,)
+        scalars = tuple(scalars) + tuple(self.scalars if level == 1 else ())
+        body: list[Node] = []
+        if depth > 1:
+            if r.random() < 0.15:  # a scalar reduced over the loop inside, then stored
+                body += self._scalar_reduction(level + 1, depth - 1, inner, scalars)
+            else:
+                if r.random() < 0.3:
+                    body.append(self._maybe_if(self._stmt(inner, scalars), inner))
+                for _ in range(r.choice((1, 1, 1, 2))):
+                    body.append(self._nest(level + 1, depth - 1, inner, scalars))
+                if r.random() < 0.3:
+                    body.append(self._maybe_if(self._stmt(inner, scalars), inner))
+        else:
+            for _ in range(r.choice((1, 1, 2, 3))):
+                body.append(self._maybe_if(self._stmt(inner, scalars), inner))
+        return Loop(name, lower, upper, tuple(body), inclusive, step, descending)
+
+    def _bounds(self, outer: tuple[str, ...], depth: int) -> tuple[Poly, Poly, bool]:
+        r = self.rng
+        small = [n for n, _ in self.params if n != BIG_PARAM]
+        inclusive = r.random() < 0.2
+        lower = const(r.choice((0, 0, 0, 1, 2)))
+        shape = r.choices(("const", "param", "tri_low", "tri_up", "band", "big"),
+                          (3, 4, 2 if outer else 0, 2 if outer else 0, 1 if outer else 0,
+                           3 if self.big and depth == 1 else 0))[0]
+        if shape == "const":
+            upper = const(r.randint(2, 16))
+        elif shape == "param":
+            upper = Poly(((1, (r.choice(small),)),), r.choice((0, 0, -1, 1, -2)))
+        elif shape == "tri_low":  # j from i
+            lower = var(r.choice(outer), 1, r.choice((0, 0, 1)))
+            upper = Poly(((1, (r.choice(small),)),), 0) if r.random() < 0.7 else const(r.randint(4, 16))
+        elif shape == "tri_up":  # j up to i
+            upper = var(r.choice(outer), 1, r.choice((0, 1)))
+        elif shape == "band":
+            o = r.choice(outer)
+            lower = var(o, 1, -r.randint(0, 2))
+            upper = var(o, 1, r.randint(1, 3))
+        else:
+            upper = Poly(((1, (BIG_PARAM,)),), r.choice((0, -1)))
+        return lower, upper, inclusive
+
+    def _matmul(self) -> Node | None:
+        """``C[i][j] (+|-)= [alpha *] A[i][k] * B[k][j]`` over a box: the MatMul kernels' pattern."""
+        r = self.rng
+        two_d = [a for a in self.arrays_used() if self.rank[a.name] == 2 and a.ctype in FLOAT_TYPES]
+        if len(two_d) < 2:
+            return None
+        c = r.choice(two_d)
+        a, b = r.choice(two_d), r.choice(two_d)
+        if a is c or b is c:  # reading the array written is a different (and less common) pattern
+            return None
+        small = [n for n, _ in self.params if n != BIG_PARAM]
+        ext = [Poly(((1, (r.choice(small),)),), 0) if r.random() < 0.5 else const(r.randint(2, 40)) for _ in range(3)]
+        prod: Expr = BinOp("*", self._flat(a, (var("i"), var("k"))), self._flat(b, (var("k"), var("j"))))
+        if r.random() < 0.4:
+            prod = BinOp("*", self._const(c.ctype), prod)
+        stmt = Stmt(self._flat(c, (var("i"), var("j"))), r.choice(("+=", "+=", "-=")), prod)
+        k = Loop("k", const(0), ext[2], (stmt,))
+        j = Loop("j", const(0), ext[1], (k,))
+        return Loop("i", const(0), ext[0], (j,))
+
+    def _scalar_reduction(self, level: int, depth: int, outer: tuple[str, ...],
+                          scalars: tuple[ScalarDecl, ...]) -> list[Node]:
+        r = self.rng
+        target = self._target_array(outer)
+        ctype = self._type_of(target)
+        decl = self._new_scalar(ctype)
+        inner = self._nest(level, depth, outer, scalars + (decl,))
+        # make the innermost statements accumulate into the scalar
+        update = Stmt(ScalarRef(decl.name), "+=" if ctype != "int" else "+=", self._expr(ctype, outer + (LOOP_VARS[level - 1],), scalars, 2))
+        inner = _append_innermost(inner, update)
+        store = Stmt(target, r.choice(("=", "+=")), ScalarRef(decl.name))
+        return [decl, inner, store]
+
+    def _maybe_if(self, node: Node, vars: tuple[str, ...]) -> Node:
+        r = self.rng
+        if not vars or r.random() > 0.15:
+            return node
+        a = r.choice(vars)
+        small = [n for n, _ in self.params if n != BIG_PARAM]
+        if r.random() < 0.3:
+            cond = Cond(var(a, 1, r.choice((0, 0, -1))), "==", const(r.randint(0, 1)), modulus=r.choice((2, 3)))
+        else:
+            other = r.choice(vars + tuple(small))
+            rhs = Poly(((1, (other,)),), r.randint(-2, 2)) if other != a else const(r.randint(1, 8))
+            cond = Cond(var(a), r.choice(("<", "<=", ">", ">=", "!=", "==")), rhs)
+        orelse = (self._stmt(vars, ()),) if r.random() < 0.3 else ()
+        return If(cond, (node,), orelse)
+
+    # ---- statements and expressions -----------------------------------------------------------------------
+    def _stmt(self, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...]) -> Stmt:
+        r = self.rng
+        if scalars and r.random() < 0.15:
+            s = r.choice(scalars)
+            target: Access | ScalarRef = ScalarRef(s.name)
+            ctype = s.ctype
+        else:
+            target = self._target_array(vars)
+            ctype = self._type_of(target)
+        ops = ("=", "+=", "-=", "*=") if ctype != "int" else ("=", "+=", "-=")
+        op = r.choices(ops, (4, 4, 1, 1)[:len(ops)])[0]
+        return Stmt(target, op, self._expr(ctype, vars, scalars, 2))
+
+    def _target_array(self, vars: tuple[str, ...]) -> Access:
+        a = self.rng.choice(self.arrays_used())
+        return self._access(a, vars)
+
+    def arrays_used(self) -> list[Array]:
+        return [a for a in self.arrays if a.kind != "buffer"]
+
+    def _type_of(self, target: Access) -> str:
+        return next(a.ctype for a in self.arrays if a.name == target.array)
+
+    def _access(self, a: Array, vars: tuple[str, ...]) -> Access:
+        r = self.rng
+        subs: list[Poly] = []
+        pool = list(vars)
+        r.shuffle(pool)
+        for _ in range(self.rank[a.name]):
+            if pool and r.random() < 0.9:
+                v = pool.pop() if r.random() < 0.8 else r.choice(vars)
+                coef = r.choices((1, 2, -1), (8, 1, 1))[0]
+                subs.append(var(v, coef, r.choice((0, 0, 0, 1, -1, 2))))
+            else:
+                subs.append(const(r.randint(0, 3)))
+        return self._flat(a, tuple(subs))
+
+    def _flat(self, a: Array, subs: tuple[Poly, ...]) -> Access:
+        if a.kind not in ("ptr", "view"):
+            return Access(a.name, subs)
+        terms: list[tuple[int, tuple[str, ...]]] = []
+        total = 0
+        for sub, stride in zip(subs, self.stride[a.name]):
+            total += sub.const * stride.const if not stride.terms else 0
+            for coef, names in sub.terms:
+                if stride.terms:
+                    terms.append((coef, names + stride.terms[0][1]))
+                else:
+                    terms.append((coef * stride.const, names))
+            if stride.terms and sub.const:
+                terms.append((sub.const, stride.terms[0][1]))
+        return Access(a.name, (Poly(tuple(terms), total),))
+
+    def _expr(self, ctype: str, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...], depth: int) -> Expr:
+        r = self.rng
+        if depth == 0 or r.random() < 0.3:
+            return self._leaf(ctype, vars, scalars)
+        op = r.choices(("+", "-", "*"), (4, 2, 3))[0]
+        if op == "*" and ctype in INT_TYPES:  # a product of two leaves at most: ints stay far from overflow
+            return BinOp("*", self._leaf(ctype, vars, scalars), self._leaf(ctype, vars, scalars))
+        return BinOp(op, self._expr(ctype, vars, scalars, depth - 1), self._expr(ctype, vars, scalars, depth - 1))
+
+    def _leaf(self, ctype: str, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...]) -> Expr:
+        r = self.rng
+        # an int statement never reads floating point (the conversion could be out of range)
+        readable = [a for a in self.arrays_used() if ctype in FLOAT_TYPES or a.ctype in INT_TYPES]
+        usable_scalars = [s for s in scalars if ctype in FLOAT_TYPES or s.ctype in INT_TYPES]
+        roll = r.random()
+        if readable and roll < 0.65:
+            return self._access(r.choice(readable), vars)
+        if vars and roll < 0.78:
+            return LoopVar(r.choice(vars))
+        if usable_scalars and roll < 0.85:
+            return ScalarRef(r.choice(usable_scalars).name)
+        return self._const(ctype)
+
+    def _const(self, ctype: str, zero: bool = False) -> Const:
+        r = self.rng
+        if ctype in INT_TYPES:
+            v = 0 if zero else r.randint(1, 7)
+            return Const(v, f"{v}u" if ctype == "unsigned" else str(v))
+        text = "0.0" if zero else r.choice(FLOAT_CONSTS)
+        return Const(float(text), text + ("f" if ctype == "float" else ""))
+
+
+def _append_innermost(node: Node, stmt: Stmt) -> Node:
+    """Add ``stmt`` at the end of the innermost loop of the first chain of loops in ``node``."""
+    if isinstance(node, Loop):
+        loops = [c for c in node.body if isinstance(c, Loop)]
+        if loops:
+            first = loops[0]
+            body = tuple(_append_innermost(c, stmt) if c is first else c for c in node.body)
+            return replace(node, body=body)
+        return replace(node, body=node.body + (stmt,))
+    return node

@@ -1,0 +1,156 @@
+"""Builds one program both ways, runs both, and says how the optimized one differs.
+
+The reference is ``cc -O0 -ffp-contract=off``; the candidate goes through ``s2s-cc`` in pluto mode
+with ``-O2 -ffp-contract=off`` (plus ``-fopenmp`` for the OpenMP target, run on 1, 2 and 3 threads).
+Neither side may contract ``a * b + c`` into an FMA, so every floating-point operation rounds as
+written and the outputs must be identical bytes: s2s never reassociates arithmetic (reductions are
+only reported by ``s2s analyze``; the matrix-multiply kernels keep each element's updates in
+ascending k), so any difference is an optimizer bug.
+
+s2s-cc compiles the original file when anything inside s2s fails and says so in one line on stderr;
+such a *fallback* is counted on its own (the program is still compared, and should then match).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FALLBACK = re.compile(r"^s2s-cc: note: .*optimization skipped \((.*)\); compiled unchanged", re.MULTILINE)
+REPORT = re.compile(r"^s2s-cc: report: (.*)$", re.MULTILINE)
+CFLAGS = ("-ffp-contract=off",)
+
+# Outcome statuses, worst first; "ok" when the outputs match.
+MISMATCH, CRASH, TIMEOUT, BUILD_FAILED, INVALID, OK = "mismatch", "crash", "timeout", "build-failed", "invalid", "ok"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    target: str = "c"  # c | openmp
+    cc: str = "cc"
+    s2s_cc: str = ""  # default: the s2s-cc next to this interpreter
+    run_timeout: float = 20.0
+    build_timeout: float = 300.0
+    threads: tuple[int, ...] = ()  # default: (1,) for c, (1, 2, 3) for openmp
+
+    def thread_counts(self) -> tuple[int, ...]:
+        return self.threads or ((1, 2, 3) if self.target == "openmp" else (1,))
+
+
+@dataclass
+class Outcome:
+    status: str
+    detail: str = ""
+    fallback: str = ""  # the reason s2s-cc gave for compiling the original, if it did
+    optimized: int = 0  # SCoPs s2s reported as optimized
+    threads: int | None = None  # the thread count that failed (OpenMP)
+    report: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in (OK, INVALID)
+
+
+def s2s_cc_path() -> str:
+    here = Path(sys.executable).with_name("s2s-cc")
+    if here.is_file():
+        return str(here)
+    return shutil.which("s2s-cc") or "s2s-cc"
+
+
+def check_source(source: str, args: list[str], env: dict[str, str], options: RunOptions,
+                 workdir: Path | None = None, threads: tuple[int, ...] | None = None) -> Outcome:
+    """Build ``source`` both ways, run both with ``args``, compare. ``env`` is the program's own
+    S2S_* settings (tile sizes, fusion)."""
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="s2s-fuzz-") as tmp:
+            return check_source(source, args, env, options, Path(tmp), threads)
+    workdir.mkdir(parents=True, exist_ok=True)
+    src = workdir / "prog.c"
+    src.write_text(source)
+    ref, opt = workdir / "ref", workdir / "opt"
+    try:
+        r = subprocess.run([options.cc, "-O0", *CFLAGS, str(src), "-o", str(ref), "-lm"],
+                           capture_output=True, text=True, timeout=options.build_timeout)
+    except subprocess.TimeoutExpired:
+        return Outcome(INVALID, "the reference did not build in time")
+    if r.returncode:
+        return Outcome(INVALID, "the reference does not build: " + _first_line(r.stderr))
+    cc_env = _clean_env()
+    cc_env.update(env)
+    cc_env.update(S2S_MODE="pluto", S2S_REPORT="1")
+    command = [options.s2s_cc or s2s_cc_path(), options.cc, "-O2", *CFLAGS]
+    if options.target == "openmp":
+        command.append("-fopenmp")
+    try:
+        b = subprocess.run([*command, str(src), "-o", str(opt), "-lm"], capture_output=True, text=True,
+                           env=cc_env, timeout=options.build_timeout, cwd=workdir)
+    except subprocess.TimeoutExpired:
+        return Outcome(TIMEOUT, f"s2s-cc ran past {options.build_timeout:.0f} s")
+    fallback = FALLBACK.search(b.stderr)
+    report = REPORT.findall(b.stderr)
+    outcome = Outcome(OK, fallback=fallback.group(1) if fallback else "", report=report,
+                      optimized=sum(1 for line in report if " optimized (" in line))
+    if b.returncode:
+        outcome.status, outcome.detail = BUILD_FAILED, "s2s-cc failed: " + _first_line(b.stderr)
+        return outcome
+    expected = _run([str(ref), *args], {}, options.run_timeout)
+    if expected is None or expected.returncode:
+        outcome.status = INVALID
+        outcome.detail = "the reference " + ("timed out" if expected is None else f"exited {expected.returncode}")
+        return outcome
+    for n in threads or options.thread_counts():
+        run_env = {"OMP_NUM_THREADS": str(n), "OMP_WAIT_POLICY": "passive"} if options.target == "openmp" else {}
+        got = _run([str(opt), *args], run_env, options.run_timeout)
+        outcome.threads = n if options.target == "openmp" else None
+        if got is None:
+            outcome.status, outcome.detail = TIMEOUT, f"the optimized program ran past {options.run_timeout:.0f} s"
+            return outcome
+        if got.returncode:
+            outcome.status = CRASH
+            outcome.detail = f"the optimized program exited {got.returncode}: {_first_line(got.stderr.decode(errors='replace'))}"
+            return outcome
+        if got.stdout != expected.stdout:
+            outcome.status, outcome.detail = MISMATCH, first_difference(expected.stdout, got.stdout)
+            return outcome
+    outcome.threads = None
+    return outcome
+
+
+def first_difference(expected: bytes, got: bytes) -> str:
+    """Where two outputs first differ, named by the array whose values the line belongs to."""
+    a, b = expected.decode(errors="replace").splitlines(), got.decode(errors="replace").splitlines()
+    array, index = "?", 0
+    for line_a, line_b in zip(a, b):
+        if line_a != line_b:
+            return f"{array}[{index}] (flat): expected {line_a}, got {line_b}"
+        if line_a and line_a[0].isalpha() and line_a not in ("nan", "inf", "-inf"):
+            array, index = line_a, 0
+        else:
+            index += 1
+    return f"output length {len(a)} lines expected, {len(b)} got"
+
+
+def _run(command: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess | None:
+    full = _clean_env()
+    full.update(env)
+    try:
+        return subprocess.run(command, capture_output=True, env=full, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _clean_env() -> dict[str, str]:
+    """This process's environment without the user's S2S_* and OMP_* settings, which would change
+    what is being tested."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("S2S_", "OMP_", "GOMP_"))}
+
+
+def _first_line(text: str) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return lines[0][:300] if lines else "(no message)"

@@ -1,0 +1,160 @@
+"""Makes every access of a fuzz program in bounds by construction.
+
+The generator writes subscripts freely (``A[i - 1][2*j + 1]``, ``v[i*n + j]``); ``finalize`` then runs
+the program's iteration space with the parameter values it will be run with (the programs are small),
+records the range each subscript takes, shifts a declared array's subscripts that would go below
+zero, sizes every array to what is touched, and places each pointer view far enough into its buffer
+that its lowest access is the buffer's element 0 or later. Doing this on the model, not on C text,
+is also what lets the shrinker change anything and stay free of undefined behaviour.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from s2s.fuzz.model import Access, BinOp, If, Loop, Node, Poly, Program, Stmt
+
+MAX_INSTANCES = 150_000  # statement instances per program: keeps -O0 runs and this walk fast
+MAX_ELEMENTS = 1 << 20  # per array
+
+
+class TooBig(Exception):
+    """The program would run too long or need too much memory; the generator draws another."""
+
+
+def finalize(program: Program) -> Program:
+    ranges = subscript_ranges(program)
+    shifts: dict[tuple[str, int], int] = {}
+    for (name, dim), (lo, _) in ranges.items():
+        if program.array(name).kind != "view" and lo < 0:
+            shifts[(name, dim)] = -lo
+    if shifts:
+        program = map_accesses(program, lambda a: _shift(a, shifts))
+    arrays = []
+    views_of: dict[str, list] = {}
+    for a in program.arrays:
+        if a.kind == "view":
+            if not _rank_probe(program, a.name):
+                continue  # never accessed
+            lo, hi = ranges.get((a.name, 0), (0, 0))  # (0, 0): accessed only where nothing runs
+            a = replace(a, offset=max(a.offset, -lo))
+            views_of.setdefault(a.buffer, []).append((a, hi))
+            arrays.append(a)
+        elif a.kind != "buffer":
+            rank = len(_rank_probe(program, a.name))
+            if rank == 0:
+                continue
+            dims = []
+            for d in range(rank):
+                lo, hi = ranges.get((a.name, d), (0, 0))
+                dims.append(hi + shifts.get((a.name, d), 0) + 1)
+            a = replace(a, dims=tuple(dims))
+            arrays.append(a)
+        else:
+            arrays.append(a)
+    sized = []
+    for a in arrays:
+        if a.kind == "buffer":
+            views = views_of.get(a.name)
+            if not views:
+                continue
+            a = replace(a, dims=(max(v.offset + hi + 1 for v, hi in views),))
+        total = 1
+        for d in a.dims:
+            total *= d
+        if total > MAX_ELEMENTS:
+            raise TooBig(f"{a.name} has {total} elements")
+        sized.append(a)
+    return replace(program, arrays=tuple(sized))
+
+
+def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]:
+    """(array, dimension) -> (lowest, highest) subscript over every access the program runs."""
+    ranges: dict[tuple[str, int], list[int]] = {}
+    count = 0
+    accesses_of: dict[int, list[Access]] = {}
+
+    def record(s: Stmt, env: dict[str, int]) -> None:
+        acc = accesses_of.get(id(s))
+        if acc is None:
+            acc = accesses_of[id(s)] = list(statement_accesses(s))
+        for a in acc:
+            for d, p in enumerate(a.index):
+                v = p.evaluate(env)
+                r = ranges.get((a.array, d))
+                if r is None:
+                    ranges[(a.array, d)] = [v, v]
+                elif v < r[0]:
+                    r[0] = v
+                elif v > r[1]:
+                    r[1] = v
+
+    def run(nodes: tuple[Node, ...], env: dict[str, int]) -> None:
+        nonlocal count
+        for n in nodes:
+            if isinstance(n, Stmt):
+                count += 1
+                if count > MAX_INSTANCES:
+                    raise TooBig("too many statement instances")
+                record(n, env)
+            elif isinstance(n, Loop):
+                for v in n.values(env):
+                    env[n.var] = v
+                    run(n.body, env)
+                env.pop(n.var, None)
+            elif isinstance(n, If):
+                run(n.then if n.cond.holds(env) else n.orelse, env)
+
+    run(program.body, dict(program.params))
+    return {k: (v[0], v[1]) for k, v in ranges.items()}
+
+
+def statement_accesses(s: Stmt):
+    if isinstance(s.target, Access):
+        yield s.target
+    yield from expr_accesses(s.expr)
+
+
+def expr_accesses(e):
+    if isinstance(e, Access):
+        yield e
+    elif isinstance(e, BinOp):
+        yield from expr_accesses(e.left)
+        yield from expr_accesses(e.right)
+
+
+def map_accesses(program: Program, fn) -> Program:
+    def expr(e):
+        if isinstance(e, Access):
+            return fn(e)
+        if isinstance(e, BinOp):
+            return replace(e, left=expr(e.left), right=expr(e.right))
+        return e
+
+    def node(n):
+        if isinstance(n, Stmt):
+            return replace(n, target=expr(n.target), expr=expr(n.expr))
+        if isinstance(n, Loop):
+            return replace(n, body=tuple(node(c) for c in n.body))
+        if isinstance(n, If):
+            return replace(n, then=tuple(node(c) for c in n.then), orelse=tuple(node(c) for c in n.orelse))
+        return n
+
+    return replace(program, body=tuple(node(n) for n in program.body))
+
+
+def _shift(a: Access, shifts: dict[tuple[str, int], int]) -> Access:
+    index = tuple(p.shifted(shifts.get((a.array, d), 0)) for d, p in enumerate(a.index))
+    return Access(a.array, index)
+
+
+def _rank_probe(program: Program, name: str) -> tuple[Poly, ...]:
+    """The subscripts of any access of ``name`` (all have the array's rank), or () if none."""
+    found: list[tuple[Poly, ...]] = []
+
+    def fn(a: Access) -> Access:
+        if a.array == name and not found:
+            found.append(a.index)
+        return a
+
+    map_accesses(program, fn)
+    return found[0] if found else ()
