@@ -647,3 +647,155 @@ def test_make_with_depfiles_rebuilds_after_a_header_changes(project):
     os.utime(header, (time.time() + 5, time.time() + 5))
     r = run(["make", f"CC={S2S_CC}"], project, env)
     assert r.returncode == 0 and "src/main.c" in r.stdout and "src/util.c" in r.stdout
+
+
+# ---- OpenMP runtime at link time -----------------------------------------------------------------
+# A kernel the optimizer runs in parallel (pluto mode, -fopenmp at compile), in a library file, and
+# a main that calls it (nothing of main's own is parallelized).
+KERNEL_C = """\
+#define N 128
+void scale_add(double C[N][N], double A[N][N], double B[N][N]) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""
+KERNEL_MAIN_C = """\
+#include <stdio.h>
+#define N 128
+void scale_add(double C[N][N], double A[N][N], double B[N][N]);
+static double A[N][N], B[N][N], C[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) { A[i][j] = (i + j) % 3; B[i][j] = (i * j) % 5; }
+  scale_add(C, A, B);
+  double s = 0;
+  for (int i = 0; i < N; i++) s += C[i][i] - C[i][N - 1 - i];
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+PLUTO = {"S2S_MODE": "pluto", "OMP_NUM_THREADS": "2"}
+
+
+@pytest.fixture
+def omp_objects(tmp_path: Path) -> Path:
+    """kernel.o made by s2s-cc with -fopenmp (so with parallel regions), main.o by cc, and the
+    program's output when built by cc alone (expected.txt)."""
+    write(tmp_path / "kernel.c", KERNEL_C)
+    write(tmp_path / "main.c", KERNEL_MAIN_C)
+    r = s2s_cc(["-O2", "-fopenmp", "-c", "kernel.c"], tmp_path, **PLUTO)
+    assert r.returncode == 0 and not notes(r.stderr), r.stderr
+    assert run(["cc", "-O2", "-c", "main.c"], tmp_path).returncode == 0
+    assert run(["cc", "-O2", "main.c", "kernel.c", "-o", "ref"], tmp_path).returncode == 0
+    write(tmp_path / "expected.txt", run([tmp_path / "ref"], tmp_path).stdout)
+    return tmp_path
+
+
+def test_generated_openmp_code_is_marked_in_the_object(omp_objects):
+    from s2s.driver import openmp_runtime
+
+    assert openmp_runtime.carries_marker(str(omp_objects / "kernel.o"))
+    assert not openmp_runtime.carries_marker(str(omp_objects / "main.o"))
+    if shutil.which("nm"):
+        symbols = run(["nm", "kernel.o"], omp_objects).stdout
+        assert f"V {openmp_runtime.MARKER_SYMBOL}" in symbols
+    # what the test is about: linked without -fopenmp by cc, such an object fails
+    r = run(["cc", "main.o", "kernel.o", "-o", "prog"], omp_objects)
+    assert r.returncode != 0 and "omp" in r.stderr.lower()
+
+
+def _runs_as_expected(d: Path, exe: str = "prog") -> None:
+    out = run([d / exe], d, clean_env(OMP_NUM_THREADS="2")).stdout
+    assert out == (d / "expected.txt").read_text()
+
+
+@pytest.mark.parametrize("mode", ["pluto", None])  # None: the default mode
+def test_link_without_fopenmp_adds_the_runtime(omp_objects, mode):
+    env = {"S2S_MODE": mode} if mode else {}
+    r = s2s_cc(["main.o", "kernel.o", "-o", "prog", "--s2s-report"], omp_objects, **env)
+    assert r.returncode == 0, r.stderr
+    assert "linking with -fopenmp: kernel.o holds OpenMP code" in r.stderr
+    _runs_as_expected(omp_objects)
+
+
+def test_link_of_a_static_archive_adds_the_runtime(omp_objects):
+    d = omp_objects
+    (d / "lib").mkdir()
+    assert run(["ar", "rcs", "lib/libk.a", "kernel.o"], d).returncode == 0
+    r = s2s_cc(["main.o", "-Llib", "-lk", "-o", "prog"], d)
+    assert r.returncode == 0, r.stderr
+    _runs_as_expected(d)
+    # a thin archive holds no object, but its index names the mark
+    assert run(["ar", "rcsT", "libthin.a", "kernel.o"], d).returncode == 0
+    r = s2s_cc(["main.o", "libthin.a", "-o", "prog"], d)
+    assert r.returncode == 0, r.stderr
+    _runs_as_expected(d)
+
+
+def test_compile_and_link_with_a_marked_object(omp_objects):
+    """main.c compiled and linked in one command without -fopenmp, with the marked kernel.o."""
+    r = s2s_cc(["-O2", "main.c", "kernel.o", "-o", "prog"], omp_objects, **PLUTO)
+    assert r.returncode == 0 and not notes(r.stderr), r.stderr
+    _runs_as_expected(omp_objects)
+
+
+def test_compile_and_link_in_one_command_with_fopenmp(omp_objects):
+    r = s2s_cc(["-O2", "-fopenmp", "main.c", "kernel.c", "-o", "prog"], omp_objects, **PLUTO)
+    assert r.returncode == 0 and not notes(r.stderr), r.stderr
+    _runs_as_expected(omp_objects)
+
+
+def test_shared_library_depends_on_the_runtime(tmp_path):
+    write(tmp_path / "kernel.c", KERNEL_C)
+    assert s2s_cc(["-O2", "-fPIC", "-fopenmp", "-c", "kernel.c"], tmp_path, **PLUTO).returncode == 0
+    r = s2s_cc(["-shared", "kernel.o", "-o", "libk.so"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    if shutil.which("readelf"):
+        assert "libgomp" in run(["readelf", "-d", "libk.so"], tmp_path).stdout
+
+
+def test_links_that_need_no_runtime_are_unchanged(omp_objects):
+    d = omp_objects
+    # the user links a runtime already: nothing added
+    r = s2s_cc(["main.o", "kernel.o", "-lgomp", "-o", "prog", "--s2s-report"], d)
+    assert r.returncode == 0 and "linking with -fopenmp" not in r.stderr, r.stderr
+    # no marked input; a relocatable link keeps the mark in its output instead
+    r = s2s_cc(["main.o", "-o", "m", "--s2s-report"], d)
+    assert "compiler called unchanged" in r.stderr
+    r = s2s_cc(["-r", "kernel.o", "-o", "both.o", "--s2s-report"], d)
+    assert r.returncode == 0 and "linking with -fopenmp" not in r.stderr, r.stderr
+    assert s2s_cc(["main.o", "both.o", "-o", "prog"], d).returncode == 0
+    _runs_as_expected(d)
+
+
+def test_identity_and_c_target_add_no_mark(tmp_path):
+    from s2s.driver import openmp_runtime
+
+    write(tmp_path / "kernel.c", KERNEL_C)
+    for args, env in ((["-fopenmp"], {"S2S_MODE": "identity"}), ([], PLUTO)):
+        r = s2s_cc(["-O2", *args, "-c", "kernel.c"], tmp_path, **env)
+        assert r.returncode == 0, r.stderr
+        assert not openmp_runtime.carries_marker(str(tmp_path / "kernel.o")), (args, env)
+
+
+def test_runtime_use_counted_against_the_users_own():
+    from s2s.driver.openmp_runtime import added_runtime_calls
+
+    user = "void f(void) {\n#pragma omp parallel for\nfor (;;) ;\n}\n"
+    assert not added_runtime_calls(user, user)
+    assert not added_runtime_calls("", "#pragma omp simd\nfor (;;) ;\n")  # no runtime call
+    assert added_runtime_calls(user, user + "int t = omp_get_num_threads();\n")
+    assert added_runtime_calls("", "  #  pragma omp parallel\n")
+
+
+@pytest.mark.parametrize("args, runtime", [
+    (["a.o", "-fopenmp"], True), (["a.o", "-fopenmp=libomp"], True), (["a.o", "-lgomp"], True),
+    (["a.o", "-l", "omp"], True), (["a.o", "-Wl,--as-needed,-liomp5"], True),
+    (["a.o", "-fopenmp-simd"], False), (["a.o", "-lm"], False),
+])
+def test_links_a_runtime(args, runtime):
+    from s2s.driver.openmp_runtime import links_a_runtime
+
+    assert links_a_runtime(parse(args, exists=lambda p: True)) is runtime

@@ -11,6 +11,11 @@ that compares the program's output with expected.txt. We build it in two copies,
 * the .d files name the real sources and headers, exactly as cc's do (same targets and prerequisites);
 * a second ``make`` is a no-op, and touching a header rebuilds exactly what cc's build rebuilds
   (``test_incremental_rebuilds``, on copies of its own).
+
+tests/projects/grid passes ``-fopenmp`` only when compiling and links without ``CFLAGS``, as many
+Makefiles do; its library, once s2s parallelizes it, needs the OpenMP runtime. ``make check`` must pass
+through s2s-cc in pluto mode and in the default mode, linking the library as an archive and as objects
+(``test_openmp_only_when_compiling``).
 """
 from __future__ import annotations
 
@@ -159,3 +164,27 @@ def test_incremental_rebuilds(tmp_path):
         assert after["calc"] != before["calc"], f"{kind}: calc not relinked after a header change"
     assert rebuilt["cc"], "touching stats.h rebuilt nothing with cc (test bug)"
     assert rebuilt["s2s"] == rebuilt["cc"], f"rebuilt objects differ: s2s-cc {rebuilt['s2s']} vs cc {rebuilt['cc']}"
+
+
+GRID = PROJECTS_DIR / "grid"
+GRID_LIBRARY = ["build/init.o", "build/matmul.o", "build/stencil.o"]
+
+
+@pytest.mark.parametrize("mode", ["pluto", None])  # None: s2s-cc's default mode
+def test_openmp_only_when_compiling(tmp_path, mode):
+    from s2s.driver.openmp_runtime import carries_marker
+
+    d = tmp_path / "grid"
+    shutil.copytree(GRID, d)
+    env = _env(s2s_env(tmp_path / "keep", mode=mode or "identity", OMP_NUM_THREADS="2"))
+    if mode is None:
+        del env["S2S_MODE"]
+    run = _make(d, ["-j2", f"CC={s2s_cc_path()}", "check"], env)
+    assert run.returncode == 0, _show(run)
+    assert "grid check: OK" in run.stdout
+    notes = [line for line in (run.stdout + run.stderr).splitlines() if NOTE_PREFIX in line]
+    assert not notes, "s2s-cc fell back:\n" + "\n".join(notes)
+    marked = [o for o in GRID_LIBRARY if carries_marker(str(d / o))]
+    assert not carries_marker(str(d / "build/main.o"))
+    if mode == "pluto":  # else the test would not test what it is about
+        assert marked, "s2s parallelized no loop of the library"

@@ -15,6 +15,10 @@ What happens to a command:
   output the compiler would have chosen; dependency files (``-MD``/``-MMD``) are rewritten to name the
   user's source instead of the temporary file. In a compile-and-link command each C input becomes an
   object in a temporary directory and the user's command links them, in the original order.
+* OpenMP runtime: an object whose generated code calls the OpenMP runtime where the user's did not
+  carries a mark (``s2s.driver.openmp_runtime``); a link through ``s2s-cc`` of such objects, or of
+  static archives holding them, adds ``-fopenmp`` unless the command links a runtime already (many
+  Makefiles pass ``-fopenmp`` only when compiling).
 * Fallback: whatever goes wrong inside s2s (an ``S2SError``, any other exception, the time limit, the
   generated text failing to compile) the user's original file is compiled unchanged with the user's
   flags, and one line says so::
@@ -43,6 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from s2s.driver import command_line as cmdline
+from s2s.driver import openmp_runtime
 from s2s.driver import settings as settings_mod
 from s2s.driver.command_line import CommandLine, InputFile, Passthrough, Stage
 from s2s.driver.settings import DriverSettings
@@ -86,11 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cfg.target_given and _has_openmp(parsed):
         cfg = dataclasses.replace(cfg, target="openmp")  # -fopenmp: the user wants OpenMP code
     if parsed.passthrough is not None:
+        if (parsed.passthrough is Passthrough.NO_C_INPUT and parsed.stage == Stage.LINK
+                and (parsed.inputs or parsed.options("-l"))):
+            why = _why_link_openmp(cfg, parsed)
+            if why:
+                return _Build(cfg, parsed, command).link_objects_with_openmp(why)
         if cfg.report:
             _say(f"{PROG}: report: compiler called unchanged ({parsed.reason()})")
-        if (cfg.target == "openmp" and parsed.passthrough is Passthrough.NO_C_INPUT
-                and parsed.stage == Stage.LINK and parsed.inputs and not _has_openmp(parsed)):
-            return _Build(cfg, parsed, command).link_objects_with_openmp()
         return _run_unchanged(command, may_exec)
     return _Build(cfg, parsed, command).run()
 
@@ -159,9 +166,11 @@ class _Build:
             return 0
         return self._rerun_original()
 
-    def link_objects_with_openmp(self) -> int:
-        """--s2s-target=openmp: a link of objects gets -fopenmp (the optimized objects may need the
-        OpenMP runtime); if that link fails, the user's command runs unchanged."""
+    def link_objects_with_openmp(self, why: str) -> int:
+        """A link of objects that need the OpenMP runtime (``_why_link_openmp``) gets -fopenmp; if
+        that link fails, the user's command runs unchanged."""
+        if self.cfg.report:
+            self._say_later(f"{PROG}: report: linking with -fopenmp: {why}")
         rc = self._capture([*self.cfg.compiler, *self.cl.args, "-fopenmp"])
         if rc == 0:
             self._flush()
@@ -182,7 +191,10 @@ class _Build:
                 return False
             objects[cl.index_of(source)] = output
         if cl.stage == Stage.LINK:
-            extra = ["-fopenmp"] if self.cfg.target == "openmp" and not _has_openmp(cl) else []
+            why = _why_link_openmp(self.cfg, cl)
+            if why and self.cfg.report:
+                self._say_later(f"{PROG}: report: linking with -fopenmp: {why}")
+            extra = ["-fopenmp"] if why else []
             extra += self._color_flag()
             if self._capture([*self.cfg.compiler, *cl.link_args(objects), *extra]) != 0:
                 self.failure = "linking the optimized objects failed"
@@ -239,9 +251,12 @@ class _Build:
         text = result.source
         if self.cfg.inject_fault == "compile":
             text += "\n#error s2s-cc: injected fault (S2S_INJECT_FAULT=compile)\n"
+        self._keep(source, text)
+        if self.cfg.target == "openmp" and result.changed and openmp_runtime.added_runtime_calls(
+                _read_text(source.path), text):
+            text += openmp_runtime.MARKER_TEXT  # the link adds the runtime (openmp_runtime)
         with open(generated, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)
-        self._keep(source, text)
         proc = self._run(self._compile_command(source, generated, output, result=result), capture=True)
         if proc.returncode != 0:
             return "the optimized code did not compile: " + _first_error(proc.stderr)
@@ -392,6 +407,26 @@ def _safe_name(name: str) -> str:
     """The user's file name (it reaches debug info and ``.file``), minus control characters."""
     safe = "".join(ch if ch.isprintable() else "_" for ch in name)
     return safe or "s2s_input"
+
+
+def _why_link_openmp(cfg: DriverSettings, cl: CommandLine) -> str:
+    """Why a link must add -fopenmp ("" when it need not): the OpenMP target was asked for, or an
+    object or archive it reads was made by s2s-cc with OpenMP code of its own. Not when the command
+    links a runtime already, nor in a relocatable link (-r: the mark travels in its output)."""
+    if openmp_runtime.links_a_runtime(cl) or cl.has("-r"):
+        return ""
+    if cfg.target == "openmp":
+        return "--s2s-target=openmp"
+    marked = openmp_runtime.link_inputs(cl).marked()
+    if marked:
+        more = f" and {len(marked) - 1} more" if len(marked) > 1 else ""
+        return f"{marked[0]}{more} holds OpenMP code made by {PROG}, and the command links no OpenMP runtime"
+    return ""
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
 
 
 def _has_openmp(cl: CommandLine) -> bool:
