@@ -174,13 +174,17 @@ def test_every_pointer_kind_is_listed(tmp_path):
         float *gp;
         float ga[100];
         double total;
-        void f(float *p, float *restrict r, float *restrict s, int n) {
+        void f(float *p, float *restrict r, float *restrict s, int n, double arg) {
             float t[100];
             float *l = p + 1;
+            double mine = 0, kept = 0;
+            double *q = &mine, *q2 = &arg;
             for (int i = 0; i < n; i++) {
                 t[i] = p[i] + l[i] + gp[i] + ga[i] + r[i];
                 s[i] = t[i] + total;
                 total = total + ga[i];
+                q[0] = q[0] + mine + arg + q2[0];
+                kept = kept + 1.0;
             }
         }
     """
@@ -196,6 +200,11 @@ def test_every_pointer_kind_is_listed(tmp_path):
     assert ("r", "s") not in pairs and ("p", "s") not in pairs and ("ga", "s") not in pairs
     assert ("s", "total") not in pairs
     assert ("r", "total") not in pairs and ("l", "r") not in pairs  # r is never written, nor l
+    # a local scalar or a scalar parameter whose address is taken may be reached by a local
+    # pointer, never by a parameter; one whose address is never taken by nothing at all
+    assert ("mine", "q") in pairs and ("arg", "q") in pairs and ("q", "q2") in pairs
+    assert ("mine", "p") not in pairs and ("arg", "p") not in pairs
+    assert not any("kept" in pair for pair in pairs)
     # two declared objects never overlap
     assert ("ga", "t") not in pairs and ("ga", "total") not in pairs
 

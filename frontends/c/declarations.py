@@ -28,9 +28,11 @@ def _array_dims(t: c_ast.Node, lift_dim) -> tuple[list[Expr | None], c_ast.Node]
     return dims, t
 
 
-def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_param: bool = False) -> Data:
+def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_param: bool = False,
+                  address_taken: bool = False) -> Data:
     """The container that ``decl`` declares (under ``name``). ``lift_dim`` lifts array extents;
-    extents it cannot lift are unknown (None)."""
+    extents it cannot lift are unknown (None). ``address_taken``: the function applies ``&`` to
+    the name somewhere."""
     text = declaration_text(decl, name)
 
     def safe_dim(d):
@@ -45,7 +47,7 @@ def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_pa
         dtype = scalar_type(spelling)
         if is_param and dtype.is_integer and "volatile" not in (t.quals or []):
             return Symbol(name, dtype, storage, text)
-        return Scalar(name, dtype, storage, text)
+        return Scalar(name, dtype, storage, text, address_taken)
     if isinstance(t, c_ast.ArrayDecl):
         dims, inner = _array_dims(t, safe_dim)
         spelling = base_type_spelling(inner)

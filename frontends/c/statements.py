@@ -54,6 +54,20 @@ def written_names(node: c_ast.Node) -> set[str]:
     return out
 
 
+def address_taken_names(node: c_ast.Node) -> set[str]:
+    """Names whose address is taken (``&s``) anywhere below ``node``: a pointer may reach them."""
+    out: set[str] = set()
+
+    class V(c_ast.NodeVisitor):
+        def visit_UnaryOp(self, n):
+            if n.op == "&" and isinstance(n.expr, c_ast.ID):
+                out.add(n.expr.name)
+            self.generic_visit(n)
+
+    V().visit(node)
+    return out
+
+
 class FunctionLifter:
     def __init__(self, func: c_ast.FuncDef, file_scope: FileScope, main_file: str = ""):
         self.func = func
@@ -64,6 +78,7 @@ class FunctionLifter:
         self.scopes: list[dict[str, str]] = [{}]
         self.loop_vars: list[str] = []
         self.written = written_names(func.body)
+        self.address_taken = address_taken_names(func.body)
         self.expr = ExpressionLifter(self.resolve, self.is_variable)
         self.opaque_reasons: list[str] = []
 
@@ -91,7 +106,7 @@ class FunctionLifter:
         """Brings ``decl`` into the innermost scope; reuses the C name unless that would shadow a
         live variable or clash with a different earlier declaration."""
         cname = decl.name
-        data = container_for(decl, cname, storage, self._lift_dim)
+        data = container_for(decl, cname, storage, self._lift_dim, address_taken=cname in self.address_taken)
         active = any(cname in s for s in self.scopes)
         name = cname
         if self.b.has_container(cname):
@@ -99,7 +114,7 @@ class FunctionLifter:
             same = prev.declaration == data.declaration and prev.storage is storage
             if active or not same:
                 name = self.b.unique_name(cname)
-                data = container_for(decl, name, storage, self._lift_dim)
+                data = container_for(decl, name, storage, self._lift_dim, address_taken=cname in self.address_taken)
                 self.b.add_container(data)
         else:
             self.b.add_container(data)
@@ -116,7 +131,8 @@ class FunctionLifter:
         for p in params:
             if not isinstance(p, c_ast.Decl) or p.name is None:
                 continue  # (void), or an unnamed parameter
-            data = container_for(p, p.name, Storage.ARGUMENT, self._lift_dim, is_param=p.name not in self.written)
+            data = container_for(p, p.name, Storage.ARGUMENT, self._lift_dim, is_param=p.name not in self.written,
+                                 address_taken=p.name in self.address_taken)
             self.b.add_container(data, param=True)
             self.scopes[0][p.name] = p.name
         # Declarations directly in the body keep their C names: code outside rewritten regions uses them.
@@ -125,7 +141,8 @@ class FunctionLifter:
         for s in items:
             if isinstance(s, c_ast.Decl) and s.name and not self.b.has_container(s.name):
                 storage = Storage.STATIC_LOCAL if "static" in s.storage else Storage.STACK
-                self.b.add_container(container_for(s, s.name, storage, self._lift_dim))
+                self.b.add_container(container_for(s, s.name, storage, self._lift_dim,
+                                                   address_taken=s.name in self.address_taken))
         children: list[ControlNode] = []
         for k, s in enumerate(items):
             span = (body_origins or {}).get(k)

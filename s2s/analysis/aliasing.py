@@ -9,8 +9,9 @@ time (s2s.transforms.alias_check) or keep the original order.
 
 What C does promise, and is used here:
 * two declared objects (arrays declared with their extents, global or static scalars) are distinct;
-* an automatic array of the function is distinct from every parameter (created after they were
-  bound), but not from pointers the function itself may have set to point into it;
+* an automatic object of the function (a local array or scalar, a scalar parameter) is distinct
+  from what the pointer parameters reach (created after they were bound), but not from pointers
+  the function itself may have set to point at it;
 * a ``restrict`` parameter reaches, in the function, no element written through another name that
   is not based on it: other parameters and declared objects (C11 6.7.3.1).
 """
@@ -36,6 +37,11 @@ def _is_object(data: Array | Scalar) -> bool:
     return isinstance(data, Scalar) or data.is_object
 
 
+def _is_automatic(data: Array | Scalar) -> bool:
+    """An object of this call of the function: made after the parameters were bound."""
+    return _is_object(data) and data.storage in (Storage.STACK, Storage.ARGUMENT)
+
+
 def _is_parameter(data: Array | Scalar) -> bool:
     return data.storage is Storage.ARGUMENT
 
@@ -46,7 +52,7 @@ def _is_restrict_parameter(data: Array | Scalar) -> bool:
 
 def _kind(data: Array | Scalar) -> str:
     if isinstance(data, Scalar):
-        return "global scalar"
+        return "scalar whose address is taken" if data.address_taken else "global scalar"
     if data.is_object:
         return "automatic array" if data.storage is Storage.STACK else "global array"
     if data.row_pointers:
@@ -60,7 +66,7 @@ def _distinct(a: Array | Scalar, b: Array | Scalar) -> bool:
     if _is_object(a) and _is_object(b):
         return True
     for x, y in ((a, b), (b, a)):
-        if isinstance(x, Array) and x.is_object and x.storage is Storage.STACK and _is_parameter(y):
+        if _is_automatic(x) and _is_parameter(y) and isinstance(y, Array):
             return True
         if _is_restrict_parameter(x) and (_is_parameter(y) or _is_object(y)):
             return True
@@ -68,14 +74,14 @@ def _distinct(a: Array | Scalar, b: Array | Scalar) -> bool:
 
 
 def memory_names(sdfg: SDFG, accessed: set[str]) -> list[str]:
-    """The names among ``accessed`` that denote memory a pointer may reach: arrays, and scalars
-    at file scope or ``static`` in the function (a local scalar's address is never taken in a
-    SCoP, and the model keeps scalars of the stack in registers)."""
+    """The names among ``accessed`` that denote memory a pointer may reach: arrays, scalars at
+    file scope or ``static`` in the function, and those whose address the function takes."""
     containers = sdfg.container_map
     out = []
     for name in sorted(accessed):
         data = containers.get(name)
-        if isinstance(data, Array) or (isinstance(data, Scalar) and data.storage in _MEMORY_SCALARS):
+        if isinstance(data, Array) or (isinstance(data, Scalar) and (
+                data.storage in _MEMORY_SCALARS or data.address_taken)):
             out.append(name)
     return out
 

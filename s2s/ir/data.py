@@ -22,6 +22,7 @@ class Scalar:
     dtype: ScalarType
     storage: Storage
     declaration: str | None = None  # C declaration text when the type is more than a name
+    address_taken: bool = False  # ``&name`` appears in the function: a pointer may reach it
 
 
 @dataclass(frozen=True)
