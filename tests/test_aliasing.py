@@ -13,6 +13,8 @@ import textwrap
 import pytest
 
 from c_build import optimized_and_both_outputs
+from s2s.ir import ROWS_APART
+from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from test_polyhedral import scops_of
 
 N = 200
@@ -209,8 +211,9 @@ def test_every_pointer_kind_is_listed(tmp_path):
     assert ("ga", "t") not in pairs and ("ga", "total") not in pairs
 
 
-def test_rows_reached_through_pointers_keep_their_order(tmp_path):
-    """``float **rows`` whose rows overlap: the model cannot see it, so the order stays."""
+def test_rows_reached_through_pointers_are_checked_to_lie_apart(tmp_path):
+    """``float **rows``: rows that overlap (the model cannot see it) run the user's order; rows
+    apart, the optimized one; no rows at all, nothing is read."""
     program = textwrap.dedent("""\
         #include <stdio.h>
         #include <stdlib.h>
@@ -219,16 +222,21 @@ def test_rows_reached_through_pointers_keep_their_order(tmp_path):
                 for (int i = 1; i < n; i++)
                     a[i][j] = a[i - 1][j] * 0.5f + 1.0f;
         }
-        int main(void) {
-            int n = 300;
-            float *buf = malloc(sizeof(float) * n * n);
-            float **rows = malloc(sizeof(float *) * n);
+        static double run(long stride, int n) {
+            float *buf = malloc(sizeof(float) * (n * n + 1));
+            float **rows = n ? malloc(sizeof(float *) * n) : NULL;
             for (int i = 0; i < n * n; i++) buf[i] = i % 97;
-            for (int i = 0; i < n; i++) rows[i] = buf + (long)i * (n - 1);   /* rows overlap */
+            for (int i = 0; i < n; i++) rows[i] = buf + i * stride;
             relax(rows, n);
             double s = 0;
             for (int i = 0; i < n * n; i++) s += buf[i] * (i % 13 + 1);
-            printf("%.3f\\n", s);
+            free(buf);
+            free(rows);
+            return s;
+        }
+        int main(void) {
+            /* rows overlapping by one element, apart, and none */
+            printf("%.3f %.3f %.3f\\n", run(599, 600), run(600, 600), run(0, 0));
             return 0;
         }
     """)
@@ -236,7 +244,21 @@ def test_rows_reached_through_pointers_keep_their_order(tmp_path):
         result, ref, out = optimized_and_both_outputs(tmp_path / "rows.c", program, target)
         assert out == ref
         line = _line_of(result, "relax")
-        assert " left as is " in line and "rows of a" in line, line
+        assert " optimized " in line and "run-time check" in line, line
+        assert f"{ROWS_APART}((const void *const *)a" in result.source
+
+
+def test_rows_of_rows_keep_the_users_code(tmp_path):
+    (scop,) = scops_of(tmp_path, """
+        void f(float ***a, int n) {
+            for (int k = 1; k < n; k++)
+                for (int j = 0; j < n; j++)
+                    for (int i = 1; i < n; i++)
+                        a[k][i][j] = a[k - 1][i - 1][j] * 0.5f + 1.0f;
+        }
+    """, "f")
+    with pytest.raises(Uncheckable, match="rows of rows"):
+        no_overlap_condition(scop)
 
 
 def test_analyze_lists_every_pair(tmp_path):

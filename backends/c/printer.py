@@ -10,6 +10,7 @@ import re
 from s2s.ir import (
     SDFG, Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr,
     ExprPrinter, For, IfElse, LibraryNode, MatMul, Map, Opaque, PackedRight, Range, Return, Sequence, Sym, Tasklet, While,
+    ROWS_APART,
 )
 from s2s.ir import expr as ex
 
@@ -87,6 +88,8 @@ class CPrinter:
         return []
 
     def print_IfElse(self, node: IfElse, level: int) -> list[str]:
+        if ROWS_APART in ex.calls(node.cond):
+            self.helpers[ROWS_APART] = _ROWS_APART_DEFINITION
         out = self.body(f"if ({self.expr(node.cond)})", node.then, level)
         if node.other is not None:
             rest = self.body("else", node.other, level)
@@ -182,6 +185,18 @@ class CPrinter:
 
 
 _COMPOUND = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
+
+# Addresses as integers: the rows may belong to different objects, which C does not let pointers compare.
+_ROWS_APART_DEFINITION = f"""
+static int {ROWS_APART}(const void *const *rows, long first, long last, long lo, long hi, unsigned long size)
+{{
+  for (long r = first; r < last; r++)
+    if ((unsigned long)rows[r] + (unsigned long)((hi + 1) * (long)size) >
+        (unsigned long)rows[r + 1] + (unsigned long)(lo * (long)size))
+      return 0;
+  return 1;
+}}
+"""
 
 
 def merged_definitions(helpers: list[dict[str, str]]) -> str:

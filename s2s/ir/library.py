@@ -138,3 +138,10 @@ def reference_loops(node: MatMul, containers: Mapping[str, Data], origin: Source
         loop = For(f"{node.id}.{extent.var}", extent.var, extent.start, Binary("<", v, extent.stop),
                    Binary("+", v, Const("1")), body, declares_var=True)
     return loop
+
+
+# A check that back ends define as a file-scope function: ``ROWS_APART(rows, first, last, lo, hi,
+# size)`` is true when the rows ``rows[first..last]``, elements ``lo..hi`` of ``size`` bytes each,
+# lie in ascending order of address with no two overlapping. It is pure (it only reads the row
+# pointers), so the rows' elements lie within ``&rows[first][lo]`` and ``&rows[last][hi] + 1``.
+ROWS_APART = "s2s_rows_apart"

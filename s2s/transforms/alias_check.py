@@ -3,16 +3,18 @@
 A reordered SCoP is only correct if names that C allows to share memory (s2s.analysis.aliasing:
 pointers of any kind, a pointer and a declared array or global scalar) do not overlap where one is
 written. The optimized code runs under a check of the address ranges the SCoP touches, with the
-original code as the other branch (as Polly does). Rows reached through row pointers are not
-checked: such SCoPs keep their order.
+original code as the other branch (as Polly does). Rows reached through row pointers
+(``float **rows``) are checked to lie apart in ascending order.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import islpy as isl
 
 from s2s.analysis.dependences import maps_of
 from s2s.analysis.scop import Scop
-from s2s.ir import Access, Array, Binary, Cast, Const, Expr, Sym, Ternary, Unary
+from s2s.ir import ROWS_APART, Access, Array, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
 
 
 class Uncheckable(Exception):
@@ -52,8 +54,41 @@ def _bound(pa: isl.PwAff, params: tuple[str, ...], lowest: bool) -> Expr:
     return out
 
 
-def touched_box(scop: Scop, array: str) -> tuple[list[Expr], list[Expr]]:
-    """Per dimension, the smallest and largest index of ``array`` the SCoP touches."""
+@dataclass(frozen=True)
+class Box:
+    """Per dimension, the smallest and largest index of an array the SCoP touches, and the
+    condition on the parameters under which it touches any (None: whenever the SCoP runs; the
+    bounds mean nothing where it is false)."""
+
+    lo: list[Expr]
+    hi: list[Expr]
+    nonempty: Expr | None
+
+
+def _constraint_expr(c: isl.Constraint, params: tuple[str, ...]) -> Expr:
+    value = _aff_expr(c.get_aff(), params)
+    return Binary("==" if c.is_equality() else ">=", value, Const("0"))
+
+
+def _params_condition(s: isl.Set, params: tuple[str, ...]) -> Expr | None:
+    """A C condition for a set of parameter values (None: all of them)."""
+    if s.plain_is_universe():
+        return None
+    out: Expr | None = None
+    for basic in s.get_basic_sets():
+        if basic.dim(isl.dim_type.div):
+            raise Uncheckable("parameter condition with a division")
+        term: Expr | None = None
+        for c in basic.get_constraints():
+            e = _constraint_expr(c, params)
+            term = e if term is None else Binary("&&", term, e)
+        term = term if term is not None else Const("1")
+        out = term if out is None else Binary("||", out, term)
+    return out
+
+
+def touched_box(scop: Scop, array: str) -> Box:
+    """The box of ``array``'s elements the SCoP touches."""
     touched = None
     for m in maps_of(scop.reads.union(scop.writes)):
         if m.get_tuple_name(isl.dim_type.out) == array:
@@ -65,7 +100,8 @@ def touched_box(scop: Scop, array: str) -> tuple[list[Expr], list[Expr]]:
     n = touched.dim(isl.dim_type.set)
     lo = [_bound(touched.dim_min(k), scop.params, lowest=True) for k in range(n)]
     hi = [_bound(touched.dim_max(k), scop.params, lowest=False) for k in range(n)]
-    return lo, hi
+    nonempty = _params_condition(touched.params().gist(scop.context).coalesce(), scop.params)
+    return Box(lo, hi, nonempty)
 
 
 def _address(scop: Scop, name: str, index: list[Expr], past: bool = False) -> Expr:
@@ -79,25 +115,42 @@ def _address(scop: Scop, name: str, index: list[Expr], past: bool = False) -> Ex
     return Cast("unsigned long", element)
 
 
+def _rows_apart(scop: Scop, name: str, box: Box) -> Expr:
+    """True when the rows of ``name`` that the SCoP touches lie apart, in ascending order."""
+    data = scop.sdfg.container_map[name]
+    if data.row_pointers != 1 or data.rank != 2:
+        raise Uncheckable(f"rows of rows of {name} reached through pointers")
+    return Call(ROWS_APART, (Cast("const void *const *", Sym(name)), box.lo[0], box.hi[0], box.lo[1], box.hi[1],
+                             SizeOf(data.dtype.spelling)))
+
+
+def _only_if(condition: Expr | None, check: Expr) -> Expr:
+    return check if condition is None else Binary("||", Unary("!", condition), check)
+
+
 def no_overlap_condition(scop: Scop) -> Expr | None:
     """A C condition true when no two names that may alias overlap (None: nothing to check).
-    Raises Uncheckable when some range cannot be expressed."""
-    rows = scop.overlapping_rows()
-    if rows:
-        raise Uncheckable(f"rows of {', '.join(rows)} reached through pointers")
+    Rows reached through row pointers are checked to lie apart first, where the SCoP writes
+    them or they meet another name, so that their rows lie between their first and last
+    element. Raises Uncheckable when some range cannot be expressed."""
     pairs = scop.may_alias()
-    if not pairs:
+    rows = [r for r in dict.fromkeys(scop.overlapping_rows() + [n for p in pairs for n in (p.first, p.second)])
+            if isinstance(scop.sdfg.container_map[r], Array) and scop.sdfg.container_map[r].row_pointers]
+    if not pairs and not rows:
         return None
-    boxes = {name: touched_box(scop, name) for pair in pairs for name in (pair.first, pair.second)}
-    for name in boxes:
-        data = scop.sdfg.container_map[name]
-        if isinstance(data, Array) and data.row_pointers:
-            raise Uncheckable(f"rows of {name} reached through pointers")
-    cond: Expr | None = None
+    boxes = {name: touched_box(scop, name) for name in {n for p in pairs for n in (p.first, p.second)} | set(rows)}
+    checks: list[Expr] = [_only_if(boxes[r].nonempty, _rows_apart(scop, r, boxes[r])) for r in rows]
     for pair in pairs:
         a, b = pair.first, pair.second
-        (alo, ahi), (blo, bhi) = boxes[a], boxes[b]
+        (alo, ahi), (blo, bhi) = (boxes[a].lo, boxes[a].hi), (boxes[b].lo, boxes[b].hi)
         disjoint = Binary("||", Binary("<=", _address(scop, a, ahi, past=True), _address(scop, b, blo)),
                           Binary("<=", _address(scop, b, bhi, past=True), _address(scop, a, alo)))
-        cond = disjoint if cond is None else Binary("&&", cond, disjoint)
+        # where a row array touches nothing, its addresses are not computed (they load rows)
+        for name in (a, b):
+            if name in rows:
+                disjoint = _only_if(boxes[name].nonempty, disjoint)
+        checks.append(disjoint)
+    cond = checks[0]
+    for c in checks[1:]:
+        cond = Binary("&&", cond, c)
     return cond
