@@ -9,12 +9,15 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from polybench.harness import cli
@@ -293,22 +296,49 @@ def make_external_suite(root: Path) -> Path:
     return root
 
 
+def shim_dropping_compiler(tmp_path: Path) -> Path:
+    """A compiler wrapper that drops ``-include <file>`` (a build the dump shim does not reach)."""
+    script = tmp_path / "noshim-cc"
+    script.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import os, sys
+        args, skip = [], False
+        for a in sys.argv[1:]:
+            if skip or a == "-include":
+                skip = not skip
+                continue
+            args.append(a)
+        os.execvp("cc", ["cc"] + args)
+        """))
+    script.chmod(0o755)
+    return script
+
+
 @needs_cc
-def test_external_suite_dir_two_decimals(tmp_path, capsys):
+def test_external_suite_dir_full_precision(tmp_path, capsys):
+    """An external tree prints 2 decimals; its dump binaries get the fprintf shim (full precision),
+    its timed binaries are built from the sources as they are; a build the shim does not reach is
+    still compared at the 2 decimals it printed."""
     suite = make_external_suite(tmp_path / "PolyBenchC-4.2.1")
+    noshim = shim_dropping_compiler(tmp_path)
     rc, stdout, data, rows = bench(tmp_path, capsys, "--suite-dir", str(suite), "--dataset", "MINI",
-                                   "--repeat", "1", "--configs", "baseline", "--config", "o1=cc -O1")
+                                   "--repeat", "1", "--configs", "baseline", "--config", "o1=cc -O1",
+                                   "--config", f"noshim={noshim} -O1")
     assert rc == 0, stdout
     assert data["suite"] == {"root": str(suite.resolve()), "external": True}
     got = cells(data)
-    assert set(got) == {(k, c) for k in ("jacobi-1d", "smooth-1d") for c in ("baseline", "o1")}
+    assert set(got) == {(k, c) for k in ("jacobi-1d", "smooth-1d") for c in ("baseline", "o1", "noshim")}
     for r in got.values():
         assert r["status"] == "ok" and r["verified"], r
         assert r["sizes"] == {"TSTEPS": 100, "N": 1000}  # read from the suite's own header
+        assert "-include" in r["build"]["dump"]["command"] and "-include" not in r["build"]["timed"]["command"]
     o1 = got[("smooth-1d", "o1")]
-    assert o1["compare_mode"] == "abs+rel" and o1["comparisons"][0]["abs_tolerance"] == pytest.approx(0.01)
-    assert got[("smooth-1d", "baseline")]["gflops"] is None  # unknown kernel: no flop count
+    assert o1["compare_mode"] == "rel" and o1["comparisons"][0]["abs_tolerance"] is None
+    assert data["verification"]["full_precision_shim"]
+    two = got[("smooth-1d", "noshim")]  # no shim, no marker: 2-decimal values detected
+    assert two["compare_mode"] == "abs+rel" and two["comparisons"][0]["abs_tolerance"] == pytest.approx(0.01)
     assert "only 2 decimals" in stdout and "only 2 decimals" in data["verification"]["quantized"]
+    assert got[("smooth-1d", "baseline")]["gflops"] is None  # unknown kernel: no flop count
     try:
         from polybench import registry
         known = "jacobi-1d" in registry.KERNELS
@@ -317,7 +347,7 @@ def test_external_suite_dir_two_decimals(tmp_path, capsys):
     if known:  # registry metadata by name: a flop count, so GFLOP/s (unless below the timer's resolution)
         base = got[("jacobi-1d", "baseline")]
         assert base["flops"] > 0 and (base["gflops"] is not None or base["median_s"] == 0)
-    assert len(rows) == 4
+    assert len(rows) == 6
 
 
 @needs_cc
@@ -333,7 +363,414 @@ def test_external_suite_catches_wrong_config(tmp_path, capsys):
     assert "MISMATCH" in stdout
 
 
-# --- our suite ---------------------------------------------------------------------------------------
+# --- a PolyBench/C 4.2.1-layout tree (every dump layout of the real suite), made here --------------
+# Written for these tests in the style of the real suite: its macro names (POLYBENCH_2D,
+# POLYBENCH_2D_ARRAY_DECL, POLYBENCH_ARRAY, POLYBENCH_DUMP_BEGIN ...), heap arrays, a
+# DATA_PRINTF_MODIFIER of 2 decimals defined unconditionally in each header, and print_array
+# functions in each layout the suite uses: a value before the first line break (4.2.1's trisolv: it
+# lands on the `begin dump` line), two arrays (gramschmidt), an int triangle with a counter
+# (nussinov), float data (deriche). EPS / IEPS are hooks of these tests: a build given -DEPS=1e-5
+# changes one value of trisolv in its 5th decimal, -DIEPS=1 one entry of nussinov by one.
+
+PB421_H = r"""
+#ifndef POLYBENCH_H
+# define POLYBENCH_H
+# include <stdlib.h>
+# include <string.h>
+# ifndef POLYBENCH_PADDING_FACTOR
+#  define POLYBENCH_PADDING_FACTOR 0
+# endif
+# ifdef POLYBENCH_USE_C99_PROTO
+#  define POLYBENCH_C99_SELECT(x, y) y
+# else
+#  define POLYBENCH_C99_SELECT(x, y) x
+# endif
+# define POLYBENCH_LOOP_BOUND(x, y) x
+# define POLYBENCH_1D(var, dim1, ddim1) var[POLYBENCH_C99_SELECT(dim1, ddim1) + POLYBENCH_PADDING_FACTOR]
+# define POLYBENCH_2D(var, dim1, dim2, ddim1, ddim2) \
+    var[POLYBENCH_C99_SELECT(dim1, ddim1) + POLYBENCH_PADDING_FACTOR][POLYBENCH_C99_SELECT(dim2, ddim2) + POLYBENCH_PADDING_FACTOR]
+# define POLYBENCH_DECL_VAR(x) (*x)
+# define POLYBENCH_ALLOC_1D_ARRAY(n1, type) \
+    (type(*)[n1 + POLYBENCH_PADDING_FACTOR]) polybench_alloc_data(n1 + POLYBENCH_PADDING_FACTOR, sizeof(type))
+# define POLYBENCH_ALLOC_2D_ARRAY(n1, n2, type) \
+    (type(*)[n1 + POLYBENCH_PADDING_FACTOR][n2 + POLYBENCH_PADDING_FACTOR]) \
+    polybench_alloc_data((n1 + POLYBENCH_PADDING_FACTOR) * (n2 + POLYBENCH_PADDING_FACTOR), sizeof(type))
+# define POLYBENCH_1D_ARRAY_DECL(var, type, dim1, ddim1) \
+    type POLYBENCH_1D(POLYBENCH_DECL_VAR(var), dim1, ddim1) = POLYBENCH_ALLOC_1D_ARRAY(POLYBENCH_C99_SELECT(dim1, ddim1), type);
+# define POLYBENCH_2D_ARRAY_DECL(var, type, dim1, dim2, ddim1, ddim2) \
+    type POLYBENCH_2D(POLYBENCH_DECL_VAR(var), dim1, dim2, ddim1, ddim2) = \
+    POLYBENCH_ALLOC_2D_ARRAY(POLYBENCH_C99_SELECT(dim1, ddim1), POLYBENCH_C99_SELECT(dim2, ddim2), type);
+# define POLYBENCH_ARRAY(x) *x
+# define POLYBENCH_FREE_ARRAY(x) free((void*) x);
+# ifndef POLYBENCH_DUMP_ARRAYS
+#  define POLYBENCH_DCE_ONLY_CODE if (argc > 42 && ! strcmp(argv[0], ""))
+# else
+#  define POLYBENCH_DCE_ONLY_CODE
+# endif
+# define POLYBENCH_DUMP_TARGET stderr
+# define POLYBENCH_DUMP_START    fprintf(POLYBENCH_DUMP_TARGET, "==BEGIN DUMP_ARRAYS==\n")
+# define POLYBENCH_DUMP_FINISH   fprintf(POLYBENCH_DUMP_TARGET, "==END   DUMP_ARRAYS==\n")
+# define POLYBENCH_DUMP_BEGIN(s) fprintf(POLYBENCH_DUMP_TARGET, "begin dump: %s", s)
+# define POLYBENCH_DUMP_END(s)   fprintf(POLYBENCH_DUMP_TARGET, "\nend   dump: %s\n", s)
+# define polybench_prevent_dce(func) POLYBENCH_DCE_ONLY_CODE func
+# ifdef POLYBENCH_TIME
+#  define polybench_start_instruments polybench_timer_start();
+#  define polybench_stop_instruments polybench_timer_stop();
+#  define polybench_print_instruments polybench_timer_print();
+# else
+#  define polybench_start_instruments
+#  define polybench_stop_instruments
+#  define polybench_print_instruments
+# endif
+extern void *polybench_alloc_data(unsigned long long n, int elt_size);
+extern void polybench_timer_start(void);
+extern void polybench_timer_stop(void);
+extern void polybench_timer_print(void);
+#endif
+"""
+
+PB421_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include "polybench.h"
+static double t_start, t_end;
+static double now(void) { struct timeval t; gettimeofday(&t, NULL); return t.tv_sec + t.tv_usec * 1e-6; }
+void polybench_timer_start(void) { t_start = now(); }
+void polybench_timer_stop(void) { t_end = now(); }
+void polybench_timer_print(void) { printf("%0.6f\n", t_end - t_start); }
+void *polybench_alloc_data(unsigned long long n, int elt_size) {
+  void *p = NULL;
+  if (posix_memalign(&p, 4096, n * elt_size) != 0 || !p) {
+    fprintf(stderr, "[PolyBench] cannot allocate %llu bytes\n", n * elt_size);
+    exit(1);
+  }
+  return p;
+}
+"""
+
+
+def pb421_header(guard: str, sizes: dict[str, tuple[int, ...]], dtype: str) -> str:
+    """A 4.2.1-style kernel header: dataset sizes (MINI .. EXTRALARGE) and the type block."""
+    params = list(sizes)
+    lines = [f"#ifndef _{guard}_H", f"# define _{guard}_H",
+             "# if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(MEDIUM_DATASET) "
+             "&& !defined(LARGE_DATASET) && !defined(EXTRALARGE_DATASET)", "#  define LARGE_DATASET", "# endif",
+             "# if " + " && ".join(f"!defined({p})" for p in params)]
+    for k, ds in enumerate(("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")):
+        lines.append(f"#  ifdef {ds}_DATASET")
+        lines += [f"#   define {p} {v[k]}" for p, v in sizes.items()]
+        lines.append("#  endif")
+    lines.append("# endif")
+    lines += [f"# define _PB_{p} POLYBENCH_LOOP_BOUND({p}, {p.lower()})" for p in params]
+    lines += ["# if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)",
+              f"#  define DATA_TYPE_IS_{dtype.upper()}", "# endif",
+              "# ifdef DATA_TYPE_IS_INT", "#  define DATA_TYPE int", '#  define DATA_PRINTF_MODIFIER "%d "', "# endif",
+              "# ifdef DATA_TYPE_IS_FLOAT", "#  define DATA_TYPE float", '#  define DATA_PRINTF_MODIFIER "%0.2f "',
+              "#  define SCALAR_VAL(x) x##f", "#  define SQRT_FUN(x) sqrtf(x)", "# endif",
+              "# ifdef DATA_TYPE_IS_DOUBLE", "#  define DATA_TYPE double", '#  define DATA_PRINTF_MODIFIER "%0.2lf "',
+              "#  define SCALAR_VAL(x) x", "#  define SQRT_FUN(x) sqrt(x)", "# endif",
+              "#endif", ""]
+    return "\n".join(lines)
+
+
+PB421_PROLOGUE = r"""
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <math.h>
+#include <polybench.h>
+#include "NAME.h"
+#ifndef EPS
+# define EPS 0
+#endif
+#ifndef IEPS
+# define IEPS 0
+#endif
+"""
+
+PB421_KERNELS = {
+    # x: a value, then a line break every 20: the first value right after "begin dump: x"
+    ("linear-algebra/solvers", "trisolv"): ({"N": (40, 120, 400, 2000, 4000)}, "double", r"""
+static void init_array(int n, DATA_TYPE POLYBENCH_2D(L, N, N, n, n), DATA_TYPE POLYBENCH_1D(x, N, n),
+                       DATA_TYPE POLYBENCH_1D(b, N, n))
+{
+  int i, j;
+  for (i = 0; i < n; i++) {
+    x[i] = -1;
+    b[i] = (DATA_TYPE) (i % 7) / 7 + 0.5;
+    for (j = 0; j <= i; j++)
+      L[i][j] = (DATA_TYPE) ((i + 2 * j) % 9 + 1) / (9 * n) + (i == j);
+  }
+  b[n - 1] += EPS;
+}
+
+static void print_array(int n, DATA_TYPE POLYBENCH_1D(x, N, n))
+{
+  int i;
+  POLYBENCH_DUMP_START;
+  POLYBENCH_DUMP_BEGIN("x");
+  for (i = 0; i < n; i++) {
+    fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, x[i]);
+    if (i % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+  }
+  POLYBENCH_DUMP_END("x");
+  POLYBENCH_DUMP_FINISH;
+}
+
+static void kernel_trisolv(int n, DATA_TYPE POLYBENCH_2D(L, N, N, n, n), DATA_TYPE POLYBENCH_1D(x, N, n),
+                           DATA_TYPE POLYBENCH_1D(b, N, n))
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < _PB_N; i++) {
+    x[i] = b[i];
+    for (j = 0; j < i; j++)
+      x[i] -= L[i][j] * x[j];
+    x[i] = x[i] / L[i][i];
+  }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = N;
+  POLYBENCH_2D_ARRAY_DECL(L, DATA_TYPE, N, N, n, n);
+  POLYBENCH_1D_ARRAY_DECL(x, DATA_TYPE, N, n);
+  POLYBENCH_1D_ARRAY_DECL(b, DATA_TYPE, N, n);
+  init_array(n, POLYBENCH_ARRAY(L), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(b));
+  polybench_start_instruments;
+  kernel_trisolv(n, POLYBENCH_ARRAY(L), POLYBENCH_ARRAY(x), POLYBENCH_ARRAY(b));
+  polybench_stop_instruments;
+  polybench_print_instruments;
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(x)));
+  POLYBENCH_FREE_ARRAY(L);
+  POLYBENCH_FREE_ARRAY(x);
+  POLYBENCH_FREE_ARRAY(b);
+  return 0;
+}
+"""),
+    # two arrays, R then Q, each with a line break before every 20 values
+    ("linear-algebra/solvers", "gramschmidt"): ({"M": (30, 80, 240, 1200, 2600), "N": (20, 60, 200, 1000, 2000)},
+                                                "double", r"""
+static void init_array(int m, int n, DATA_TYPE POLYBENCH_2D(A, M, N, m, n), DATA_TYPE POLYBENCH_2D(R, N, N, n, n),
+                       DATA_TYPE POLYBENCH_2D(Q, M, N, m, n))
+{
+  int i, j;
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      A[i][j] = (DATA_TYPE) ((3 * i + 5 * j) % 11) / 11 + 4 * (i == j);
+      Q[i][j] = 0;
+    }
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      R[i][j] = 0;
+}
+
+static void print_array(int m, int n, DATA_TYPE POLYBENCH_2D(A, M, N, m, n), DATA_TYPE POLYBENCH_2D(R, N, N, n, n),
+                        DATA_TYPE POLYBENCH_2D(Q, M, N, m, n))
+{
+  int i, j;
+  POLYBENCH_DUMP_START;
+  POLYBENCH_DUMP_BEGIN("R");
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      if ((i * n + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, R[i][j]);
+    }
+  POLYBENCH_DUMP_END("R");
+  POLYBENCH_DUMP_BEGIN("Q");
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      if ((i * n + j) % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, Q[i][j]);
+    }
+  POLYBENCH_DUMP_END("Q");
+  POLYBENCH_DUMP_FINISH;
+}
+
+static void kernel_gramschmidt(int m, int n, DATA_TYPE POLYBENCH_2D(A, M, N, m, n),
+                               DATA_TYPE POLYBENCH_2D(R, N, N, n, n), DATA_TYPE POLYBENCH_2D(Q, M, N, m, n))
+{
+  int i, j, k;
+  DATA_TYPE nrm;
+#pragma scop
+  for (k = 0; k < _PB_N; k++) {
+    nrm = SCALAR_VAL(0.0);
+    for (i = 0; i < _PB_M; i++)
+      nrm += A[i][k] * A[i][k];
+    R[k][k] = SQRT_FUN(nrm);
+    for (i = 0; i < _PB_M; i++)
+      Q[i][k] = A[i][k] / R[k][k];
+    for (j = k + 1; j < _PB_N; j++) {
+      R[k][j] = SCALAR_VAL(0.0);
+      for (i = 0; i < _PB_M; i++)
+        R[k][j] += Q[i][k] * A[i][j];
+      for (i = 0; i < _PB_M; i++)
+        A[i][j] = A[i][j] - Q[i][k] * R[k][j];
+    }
+  }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int m = M;
+  int n = N;
+  POLYBENCH_2D_ARRAY_DECL(A, DATA_TYPE, M, N, m, n);
+  POLYBENCH_2D_ARRAY_DECL(R, DATA_TYPE, N, N, n, n);
+  POLYBENCH_2D_ARRAY_DECL(Q, DATA_TYPE, M, N, m, n);
+  init_array(m, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(R), POLYBENCH_ARRAY(Q));
+  polybench_start_instruments;
+  kernel_gramschmidt(m, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(R), POLYBENCH_ARRAY(Q));
+  polybench_stop_instruments;
+  polybench_print_instruments;
+  polybench_prevent_dce(print_array(m, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(R), POLYBENCH_ARRAY(Q)));
+  POLYBENCH_FREE_ARRAY(A);
+  POLYBENCH_FREE_ARRAY(R);
+  POLYBENCH_FREE_ARRAY(Q);
+  return 0;
+}
+"""),
+    # int, the upper triangle, a counter decides the line breaks
+    ("medley", "nussinov"): ({"N": (60, 180, 500, 2500, 5500)}, "int", r"""
+typedef char base;
+
+static void init_array(int n, base POLYBENCH_1D(seq, N, n), DATA_TYPE POLYBENCH_2D(table, N, N, n, n))
+{
+  int i, j;
+  for (i = 0; i < n; i++)
+    seq[i] = (base) ((i * 7 + 1) % 4);
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      table[i][j] = 0;
+}
+
+static void print_array(int n, DATA_TYPE POLYBENCH_2D(table, N, N, n, n))
+{
+  int i, j;
+  int t = 0;
+  POLYBENCH_DUMP_START;
+  POLYBENCH_DUMP_BEGIN("table");
+  for (i = 0; i < n; i++)
+    for (j = i; j < n; j++) {
+      if (t % 20 == 0) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, table[i][j]);
+      t++;
+    }
+  POLYBENCH_DUMP_END("table");
+  POLYBENCH_DUMP_FINISH;
+}
+
+static void kernel_nussinov(int n, base POLYBENCH_1D(seq, N, n), DATA_TYPE POLYBENCH_2D(table, N, N, n, n))
+{
+  int i, j, k;
+#pragma scop
+  for (i = _PB_N - 1; i >= 0; i--)
+    for (j = i + 1; j < _PB_N; j++) {
+      table[i][j] = table[i + 1][j] > table[i][j - 1] ? table[i + 1][j] : table[i][j - 1];
+      if (seq[i] + seq[j] == 3 && table[i + 1][j - 1] + 1 > table[i][j])
+        table[i][j] = table[i + 1][j - 1] + 1;
+      for (k = i + 1; k < j; k++)
+        if (table[i][k] + table[k + 1][j] > table[i][j])
+          table[i][j] = table[i][k] + table[k + 1][j];
+    }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = N;
+  POLYBENCH_1D_ARRAY_DECL(seq, base, N, n);
+  POLYBENCH_2D_ARRAY_DECL(table, DATA_TYPE, N, N, n, n);
+  init_array(n, POLYBENCH_ARRAY(seq), POLYBENCH_ARRAY(table));
+  polybench_start_instruments;
+  kernel_nussinov(n, POLYBENCH_ARRAY(seq), POLYBENCH_ARRAY(table));
+  polybench_stop_instruments;
+  polybench_print_instruments;
+  (*table)[0][n - 1] += IEPS;
+  polybench_prevent_dce(print_array(n, POLYBENCH_ARRAY(table)));
+  POLYBENCH_FREE_ARRAY(seq);
+  POLYBENCH_FREE_ARRAY(table);
+  return 0;
+}
+"""),
+    # float data ("%0.2f "), 2D, a value then a line break (no break before the first)
+    ("medley", "deriche"): ({"W": (64, 192, 720, 4096, 7680), "H": (64, 128, 480, 2160, 4320)}, "float", r"""
+static void init_array(int w, int h, DATA_TYPE POLYBENCH_2D(imgIn, W, H, w, h))
+{
+  int i, j;
+  for (i = 0; i < w; i++)
+    for (j = 0; j < h; j++)
+      imgIn[i][j] = (DATA_TYPE) ((313 * i + 991 * j) % 65536) / 65535.0f;
+}
+
+static void print_array(int w, int h, DATA_TYPE POLYBENCH_2D(imgOut, W, H, w, h))
+{
+  int i, j;
+  POLYBENCH_DUMP_START;
+  POLYBENCH_DUMP_BEGIN("imgOut");
+  for (i = 0; i < w; i++)
+    for (j = 0; j < h; j++) {
+      fprintf(POLYBENCH_DUMP_TARGET, DATA_PRINTF_MODIFIER, imgOut[i][j]);
+      if ((i * h + j) % 20 == 19) fprintf(POLYBENCH_DUMP_TARGET, "\n");
+    }
+  POLYBENCH_DUMP_END("imgOut");
+  POLYBENCH_DUMP_FINISH;
+}
+
+static void kernel_deriche(int w, int h, DATA_TYPE alpha, DATA_TYPE POLYBENCH_2D(imgIn, W, H, w, h),
+                           DATA_TYPE POLYBENCH_2D(imgOut, W, H, w, h))
+{
+  int i, j;
+  DATA_TYPE a = SCALAR_VAL(1.0) - alpha;
+#pragma scop
+  for (i = 0; i < _PB_W; i++) {
+    imgOut[i][0] = imgIn[i][0];
+    for (j = 1; j < _PB_H; j++)
+      imgOut[i][j] = a * imgIn[i][j] + alpha * imgOut[i][j - 1];
+  }
+  for (j = 0; j < _PB_H; j++)
+    for (i = 1; i < _PB_W; i++)
+      imgOut[i][j] = a * imgOut[i][j] + alpha * imgOut[i - 1][j];
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int w = W;
+  int h = H;
+  POLYBENCH_2D_ARRAY_DECL(imgIn, DATA_TYPE, W, H, w, h);
+  POLYBENCH_2D_ARRAY_DECL(imgOut, DATA_TYPE, W, H, w, h);
+  init_array(w, h, POLYBENCH_ARRAY(imgIn));
+  polybench_start_instruments;
+  kernel_deriche(w, h, SCALAR_VAL(0.25), POLYBENCH_ARRAY(imgIn), POLYBENCH_ARRAY(imgOut));
+  polybench_stop_instruments;
+  polybench_print_instruments;
+  polybench_prevent_dce(print_array(w, h, POLYBENCH_ARRAY(imgOut)));
+  POLYBENCH_FREE_ARRAY(imgIn);
+  POLYBENCH_FREE_ARRAY(imgOut);
+  return 0;
+}
+"""),
+}
+
+
+def make_pb421_suite(root: Path, names: tuple[str, ...] | None = None) -> Path:
+    """The 4.2.1-layout tree above under ``root`` (only ``names`` when given)."""
+    (root / "utilities").mkdir(parents=True)
+    (root / "utilities" / "polybench.h").write_text(PB421_H)
+    (root / "utilities" / "polybench.c").write_text(PB421_C)
+    for (category, name), (sizes, dtype, body) in PB421_KERNELS.items():
+        if names is not None and name not in names:
+            continue
+        d = root / category / name
+        d.mkdir(parents=True)
+        (d / f"{name}.h").write_text(pb421_header(name.upper(), sizes, dtype))
+        (d / f"{name}.c").write_text(PB421_PROLOGUE.replace("NAME", name) + body)
+    return root
+
+
 
 def _s2s_cc_state() -> str | None:
     tool = Path(sys.executable).parent / "s2s-cc"
@@ -343,6 +780,134 @@ def _s2s_cc_state() -> str | None:
         return "s2s.driver.cc (s2s-cc) not written yet"
     return None
 
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    import hashlib
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@needs_cc
+def test_pb421_layouts_verify_at_full_precision(tmp_path, capsys):
+    """Every dump layout of the 4.2.1 tree verifies (trisolv's first value on the `begin dump` line
+    included); a value that differs in the 5th decimal, invisible in the 2 decimals the tree
+    prints, is a mismatch; an int kernel compares exactly; the sources stay untouched."""
+    suite = make_pb421_suite(tmp_path / "PolyBenchC-4.2.1")
+    before = _tree_digest(suite)
+    rc, stdout, data, _ = bench(tmp_path, capsys, "--suite-dir", str(suite), "--dataset", "MINI",
+                                "--repeat", "1", "--configs", "baseline", "--config", "o1=cc -O1",
+                                "--config", "eps=cc -O3 -march=native -DEPS=1e-5 -DIEPS=1")
+    assert _tree_digest(suite) == before
+    got = cells(data)
+    names = ("trisolv", "gramschmidt", "nussinov", "deriche")
+    assert set(got) == {(k, c) for k in names for c in ("baseline", "o1", "eps")}
+    for k in names:
+        for c in ("baseline", "o1"):
+            assert got[(k, c)]["status"] == "ok", (k, c, got[(k, c)]["message"])
+    assert {k: got[(k, "o1")]["compare_mode"] for k in names} == {
+        "trisolv": "rel", "gramschmidt": "rel", "nussinov": "exact", "deriche": "rel"}
+    assert got[("gramschmidt", "eps")]["status"] == "ok" and got[("deriche", "eps")]["status"] == "ok"
+    tri = got[("trisolv", "eps")]  # x[39] moves by 1e-5: both print 0.68 with 2 decimals
+    assert tri["status"] == "mismatch" and "array x[39]" in tri["message"]
+    assert 1e-6 < tri["max_rel_err"] < 1e-4 and tri["comparisons"][0]["max_abs_err"] < 0.005
+    nus = got[("nussinov", "eps")]
+    assert nus["status"] == "mismatch" and nus["compare_mode"] == "exact" and "table[" in nus["message"]
+    assert rc != 0 and "only 2 decimals" not in stdout and "fprintf shim" in stdout
+    # the trisolv layout indeed puts its first value on the `begin dump` line
+    dump = (tmp_path / "out" / "build" / "trisolv" / "baseline" / "dump.txt").read_text()
+    assert re.search(r"^begin dump: x-?[0-9]", dump, re.M), dump[:200]
+
+
+@needs_cc
+@pytest.mark.skipif(_s2s_cc_state() is not None, reason=str(_s2s_cc_state()))
+def test_pb421_every_configuration_builds_with_the_shim(tmp_path, capsys):
+    """s2s-cc (sequential and OpenMP), clang-14 with Polly, and Pluto's flow (a stand-in polycc given
+    as a relative path) build the 4.2.1 tree's dump binaries with the shim and verify."""
+    suite = make_pb421_suite(tmp_path / "pb", names=("trisolv", "nussinov"))
+    (tmp_path / "polycc").write_text('#!/bin/sh\n# polycc IN --tile --parallel -o OUT\ncp "$1" "$5"\n')
+    (tmp_path / "polycc").chmod(0o755)
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        rc, stdout, data, _ = bench(tmp_path, capsys, "--suite-dir", str(suite), "--dataset", "MINI",
+                                    "--repeat", "1", "--configs", "baseline,s2s-seq,s2s-omp,polly,pluto",
+                                    "--pluto", "./polycc")
+    finally:
+        os.chdir(cwd)
+    ran = {c["name"] for c in data["configs"] if c["available"] and c["role"] == "timed"}
+    assert {"baseline", "s2s-seq", "s2s-omp", "pluto"} <= ran
+    got = cells(data)
+    for (k, c), r in got.items():
+        assert r["status"] == "ok", (k, c, r["message"])
+        assert "-include" in r["build"]["dump"]["command"]
+        assert r["compare_mode"] == ("exact" if k == "nussinov" else "rel") or c == "baseline"
+    assert rc == 0, stdout
+    for log in (tmp_path / "out" / "build").glob("*/s2s-*/build-dump.log"):
+        assert "optimization skipped" not in log.read_text(), log
+
+
+def test_parse_dump_layouts():
+    """Values on the `begin dump` line, no line breaks, several arrays, ints glued to the name."""
+    from polybench.harness.dump_shim import MARKER
+
+    text = ("==BEGIN DUMP_ARRAYS==\nbegin dump: x0.5 \n1.5 -2e-05 \nend   dump: x\n"
+            "begin dump: x1-3 4\nend   dump: x1\nbegin dump: table12 7 \nend   dump: table\n"
+            "begin dump: R\n\nnan 1\nend   dump: R\nbegin dump: E\nend   dump: E\n==END   DUMP_ARRAYS==\n")
+    d = parse_dump(text, detect_decimals=True)
+    assert list(d.arrays) == ["x", "x1", "table", "R", "E"] and not d.full_precision
+    assert d.arrays["x"].tolist() == [0.5, 1.5, -2e-05] and d.arrays["x1"].tolist() == [-3, 4]
+    assert d.arrays["table"].tolist() == [12, 7] and d.arrays["E"].size == 0
+    assert parse_dump(text, integer=True).arrays["table"].dtype.kind == "i"
+    two = "==BEGIN DUMP_ARRAYS==\nbegin dump: x0.50 \n1.25\nend   dump: x\n==END   DUMP_ARRAYS==\n"
+    assert parse_dump(two, detect_decimals=True).decimals == 2
+    full = parse_dump(f"{MARKER}\n{two}", detect_decimals=True)  # the shim printed them: no guessing
+    assert full.decimals is None and full.full_precision
+    for bad in ("begin dump: A\n1\nend   dump: B\n", "begin dump: AB\n1\nend   dump: A\n",
+                "1 2\nend   dump: A\n", "begin dump: A\n1\nbegin dump: B\n2\nend   dump: B\n"):
+        with pytest.raises(DumpError):
+            parse_dump(f"==BEGIN DUMP_ARRAYS==\n{bad}==END   DUMP_ARRAYS==\n")
+
+
+@needs_cc
+def test_dump_shim_formats(tmp_path):
+    """The shim: floating-point conversions at %.17g inside the dump only, everything else as the
+    format says, values never run together."""
+    from polybench.harness.dump_shim import MARKER, shim_flags
+
+    src = tmp_path / "t.c"
+    src.write_text(textwrap.dedent(r"""
+        #include <stdio.h>
+        int main(void) {
+          double d = 1.0 / 3; float f = 2.0f / 3; long double q = 0.1L; long l = -7;
+          fprintf(stderr, "before %0.2lf\n", d);
+          fprintf(stderr, "==BEGIN DUMP_ARRAYS==\n");
+          fprintf(stderr, "begin dump: %s", "x");
+          fprintf(stderr, "%0.2lf ", d);
+          fprintf(stderr, "%0.2f", f);
+          fprintf(stderr, "%8.3e|%Lf|%d %5ld %*d %.*s %%|%c\n", d, q, 42, l, 4, 3, 2, "abc", 'z');
+          fprintf(stderr, "\nend   dump: %s\n", "x");
+          fprintf(stderr, "==END   DUMP_ARRAYS==\n");
+          fprintf(stderr, "after %0.2lf\n", d);
+          return 0;
+        }
+        """))
+    for cc in ("cc", "clang-14"):
+        if shutil.which(cc) is None:
+            continue
+        exe = tmp_path / f"t-{cc}"
+        subprocess.run([cc, "-O2", "-Wall", "-Werror", *shim_flags(tmp_path), str(src), "-o", str(exe)],
+                       check=True, capture_output=True)
+        err = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stderr
+        assert err.splitlines()[:3] == ["before 0.33", MARKER, "==BEGIN DUMP_ARRAYS=="]
+        assert err.splitlines()[3].startswith("begin dump: x0.33333333333333331 0.66666668653488159 "
+                                              "0.33333333333333331 |0.100000000000000000001 |42    -7    3 ab %|z")
+        assert err.splitlines()[-1] == "after 0.33"
+        values = err.splitlines()[3].split()[2:5]  # "x0.333..." "0.666..." "0.333...|"
+        assert float(values[1]) == float(np.float32(2) / np.float32(3))  # a float, exactly
+        assert float(values[2]) == 1 / 3  # a double, exactly
+
+
+# --- our suite ---------------------------------------------------------------------------------------
 
 @needs_suite
 @pytest.mark.skipif(_s2s_cc_state() is not None, reason=str(_s2s_cc_state()))

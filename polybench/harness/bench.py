@@ -3,7 +3,8 @@ the references, then time the verified ones.
 
 Phase 1 (``--jobs`` at a time, one worker per kernel/size point): build the dump binary and the
 timed binary of every configuration, run the dump binaries, compare with baseline (and
-reference-O0). Phase 2 (one run at a time, nothing else running): the timed binaries, ``repeat``
+reference-O0). An external tree's dump binaries are built with the fprintf shim of ``dump_shim``
+(full-precision values from sources that print 2 decimals); its timed binaries are not. Phase 2 (one run at a time, nothing else running): the timed binaries, ``repeat``
 rounds, configurations interleaved within a round so that drift hits them alike. A kernel that
 runs for milliseconds gets more rounds (``short_run_rounds``): its median of five moved by 10-20%
 between runs of the same binary here, more than what s2s changed.
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import build as _build
+from . import dump_shim as _dump_shim
 from . import run as _run
 from . import verify as _verify
 from .configs import BuildRequest, Config
@@ -220,6 +222,11 @@ class Bench:
         self.run_env = {"OMP_NUM_THREADS": str(options.threads)}
         self.cells = [Cell(p, c) for p in points for c in configs if c.available]
         self._lock = threading.Lock()
+        # An external tree prints 2 decimals and ignores -DPOLYBENCH_DUMP_FULL_PRECISION: its dump
+        # binaries are built with the fprintf shim, which re-prints every value with %.17g.
+        self.dump_flags: tuple[str, ...] = ()
+        if getattr(suite, "external", False):
+            self.dump_flags = _dump_shim.shim_flags(options.output_dir / "build")
 
     # -- phase 1 ---------------------------------------------------------------------------------
 
@@ -228,7 +235,8 @@ class Bench:
         k = cell.point.kernel
         return BuildRequest(kernel_name=k.name, kernel_source=k.source, kernel_dir=k.directory,
                             utilities=self.suite.utilities, defines=tuple(cell.point.defines() + extra),
-                            output=cell.workdir / kind, workdir=cell.workdir)
+                            output=cell.workdir / kind, workdir=cell.workdir,
+                            flags=self.dump_flags if kind == "dump" else ())
 
     def _build_cell(self, cell: Cell) -> None:
         cell.workdir = self.opt.output_dir / "build" / cell.point.dirname / cell.config.name

@@ -42,6 +42,9 @@ class BuildRequest:
     defines: tuple[str, ...]  # ("-DLARGE_DATASET", "-DPOLYBENCH_TIME", ...)
     output: Path
     workdir: Path  # scratch folder of this cell, for transformed sources and logs
+    # flags put before the include paths, for every configuration: the dump shim of an external
+    # suite's verification build (``-include <dir>/s2s_dump_shim.h``, see ``dump_shim``)
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,15 @@ class Config:
 
     def build_argv(self, request: BuildRequest) -> list[str]:
         sources = self.prepare_sources(request)
-        return [*self.argv, *request.defines, "-I", str(request.utilities), "-I", str(request.kernel_dir),
+        return [*self.argv, *request.defines, *request.flags, "-I", str(request.utilities), "-I", str(request.kernel_dir),
                 *map(str, sources), "-lm", "-o", str(request.output)]
 
     def command_template(self) -> str:
         """The command as recorded in reports: the prefix and what the harness appends."""
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
         cmd = shlex.join(self.argv) + " -D<DATASET>_DATASET [-D<PARAM>=<v>...] [-DPOLYBENCH_TIME | " \
-            "-DPOLYBENCH_DUMP_ARRAYS -DPOLYBENCH_DUMP_FULL_PRECISION] -I <utilities> -I <kerneldir> " \
+            "-DPOLYBENCH_DUMP_ARRAYS -DPOLYBENCH_DUMP_FULL_PRECISION [-include s2s_dump_shim.h (external suite)]] " \
+            "-I <utilities> -I <kerneldir> " \
             "<utilities>/polybench.c <kerneldir>/<name>.c -lm -o <bin>"
         return f"{env} {cmd}" if env else cmd
 
@@ -283,9 +287,12 @@ def _pluto(ctx: ConfigContext) -> Config:
     polycc = ctx.tools.get("pluto")
     if not polycc:
         return Config("pluto", (), description=description, unavailable="no --pluto=/path/to/polycc given")
-    if shutil.which(polycc) is None:
+    found = shutil.which(polycc)
+    if found is None:
         return Config("pluto", (), description=description, unavailable=f"{polycc} not found")
-    return PlutoConfig("pluto", (ctx.cc, *OPT_FLAGS, "-fopenmp"), description=description, polycc=polycc)
+    # polycc runs in the cell's folder: a relative --pluto=./polycc must still name it there
+    return PlutoConfig("pluto", (ctx.cc, *OPT_FLAGS, "-fopenmp"), description=description,
+                       polycc=os.path.abspath(found) if os.sep in polycc else polycc)
 
 
 register(ConfigSpec("pluto", _pluto, help="Pluto (polycc --tile --parallel, with --pluto=/path/to/polycc), "
