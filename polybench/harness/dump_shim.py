@@ -128,8 +128,8 @@ S2S_DUMP_FN int s2s_dump_fprintf(FILE *stream, const char *format, ...)
   va_list ap;
   const char *p, *q;
   char spec[64];
-  char conv;
-  int star_w, star_p, len, wv, pv, r, total = 0;
+  char conv = 0;
+  int star_w = 0, star_p = 0, len = 0, wv, pv, r, total = 0;
 
   if (s2s_dump_contains(format, "==BEGIN DUMP_ARRAYS==")) {
     s2s_dump_active = 1;
@@ -225,6 +225,7 @@ S2S_DUMP_FN int s2s_dump_fprintf(FILE *stream, const char *format, ...)
 #undef S2S_DUMP_PUT
 #undef S2S_DUMP_FN
 
+#undef fprintf /* glibc's _FORTIFY_SOURCE may have made it a macro (clang) */
 #define fprintf s2s_dump_fprintf
 #endif
 """.replace("__MARKER__", MARKER)
