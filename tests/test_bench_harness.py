@@ -702,7 +702,7 @@ static void init_array(int w, int h, DATA_TYPE POLYBENCH_2D(imgIn, W, H, w, h))
   int i, j;
   for (i = 0; i < w; i++)
     for (j = 0; j < h; j++)
-      imgIn[i][j] = (DATA_TYPE) ((313 * i + 991 * j) % 65536) / 65535.0f;
+      imgIn[i][j] = (DATA_TYPE) ((17 * i + 29 * j) % 257) / 256.0f;
 }
 
 static void print_array(int w, int h, DATA_TYPE POLYBENCH_2D(imgOut, W, H, w, h))
