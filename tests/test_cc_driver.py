@@ -799,3 +799,18 @@ def test_links_a_runtime(args, runtime):
     from s2s.driver.openmp_runtime import links_a_runtime
 
     assert links_a_runtime(parse(args, exists=lambda p: True)) is runtime
+
+
+def test_marker_compiles_under_strict_warnings(tmp_path):
+    """The mark must not turn a -Werror build into a fallback, nor trip over the user's macros."""
+    from s2s.driver.openmp_runtime import MARKER_SYMBOL, MARKER_TEXT, carries_marker
+
+    write(tmp_path / "m.c", "#define weak 1\n#define used 2\nint f(void);\nint f(void) { return weak + used; }\n"
+          + MARKER_TEXT)
+    compilers = [["cc", "-Wall", "-Wextra", "-Wredundant-decls", "-Wpedantic", "-std=c99", "-Werror"]]
+    if shutil.which("clang-14"):
+        compilers.append(["clang-14", "-Weverything", "-Werror"])
+    for flags in compilers:
+        r = run([*flags, "-c", "m.c", "-o", "m.o"], tmp_path)
+        assert r.returncode == 0, (flags, r.stderr)
+        assert carries_marker(str(tmp_path / "m.o")) and MARKER_SYMBOL in run(["nm", "m.o"], tmp_path).stdout

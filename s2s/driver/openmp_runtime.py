@@ -33,7 +33,7 @@ MARKER_SYMBOL = "s2s_cc_needs_openmp_runtime"
 MARKER_TEXT = (
     "\n/* s2s-cc: this object calls the OpenMP runtime; s2s-cc adds it when linking */\n"
     f"extern const char {MARKER_SYMBOL};\n"
-    f"__attribute__((weak, used)) const char {MARKER_SYMBOL} = 1;\n"
+    f"__attribute__((__weak__, __used__)) const char {MARKER_SYMBOL} = 1;\n"
 )
 _MARKER_BYTES = MARKER_SYMBOL.encode()
 
