@@ -814,3 +814,30 @@ def test_marker_compiles_under_strict_warnings(tmp_path):
         r = run([*flags, "-c", "m.c", "-o", "m.o"], tmp_path)
         assert r.returncode == 0, (flags, r.stderr)
         assert carries_marker(str(tmp_path / "m.o")) and MARKER_SYMBOL in run(["nm", "m.o"], tmp_path).stdout
+
+
+def _cmake_at_least(major: int, minor: int) -> bool:
+    if not shutil.which("cmake"):
+        return False
+    m = re.search(r"(\d+)\.(\d+)", subprocess.run(["cmake", "--version"], capture_output=True, text=True).stdout)
+    return bool(m) and (int(m.group(1)), int(m.group(2))) >= (major, minor)
+
+
+@pytest.mark.skipif(not _cmake_at_least(3, 21), reason="CMAKE_C_LINKER_LAUNCHER needs cmake 3.21")
+def test_cmake_launchers_with_openmp_only_when_compiling(tmp_path):
+    """CMake launches only compiles through CMAKE_C_COMPILER_LAUNCHER; its links go through s2s-cc
+    with CMAKE_C_LINKER_LAUNCHER, which then adds the runtime that -fopenmp at compile time needs."""
+    write(tmp_path / "kernel.c", KERNEL_C)
+    write(tmp_path / "main.c", KERNEL_MAIN_C)
+    write(tmp_path / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.21)\nproject(k C)\n"
+          "add_library(k STATIC kernel.c)\ntarget_compile_options(k PRIVATE -O2 -fopenmp)\n"
+          "add_executable(prog main.c)\ntarget_link_libraries(prog k)\n")
+    env = clean_env(**PLUTO)
+    r = run(["cmake", "-S", ".", "-B", "build", f"-DCMAKE_C_COMPILER_LAUNCHER={S2S_CC}",
+             f"-DCMAKE_C_LINKER_LAUNCHER={S2S_CC}"], tmp_path, env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run(["cmake", "--build", "build"], tmp_path, env, timeout=300)
+    assert r.returncode == 0 and NOTE not in r.stdout + r.stderr, r.stdout + r.stderr
+    ref = run(["cc", "-O2", "main.c", "kernel.c", "-o", "ref"], tmp_path)
+    assert ref.returncode == 0
+    assert run([tmp_path / "build" / "prog"], tmp_path).stdout == run([tmp_path / "ref"], tmp_path).stdout
