@@ -115,13 +115,14 @@ def _shrink(program: Program, outcome: Outcome, options: RunOptions) -> Program:
         got = check_source(to_c(candidate), candidate.args(), candidate.config.env(), options, threads=threads)
         return got.status == outcome.status
 
-    return shrink(program, still_fails)
+    return shrink(program, still_fails, max_checks=100, max_seconds=300)
 
 
 def save_failure(shrunk: Program, original: Program, outcome: Outcome, target: str, keep: Path) -> Path:
     keep.mkdir(parents=True, exist_ok=True)
-    note = f"{outcome.status}" + (f" on {outcome.threads} threads" if outcome.threads else "") + f": {outcome.detail}"
-    note = note.replace("*/", "* /")
+    # The outcome is the generated program's; the shrunk one fails the same way, maybe elsewhere.
+    note = (f"as generated: {outcome.status}" + (f" on {outcome.threads} threads" if outcome.threads else "")
+            + f": {outcome.detail}").replace("*/", "* /")
     (keep / f"fuzz-{target}-{original.seed}-original.c").write_text(to_c(original, header_comment(original, target, note)))
     path = keep / f"fuzz-{target}-{original.seed}.c"
     path.write_text(to_c(shrunk, header_comment(shrunk, target, note)))

@@ -125,7 +125,7 @@ class _Draft:
     # ---- loops -----------------------------------------------------------------------------------------
     def _nest(self, level: int, depth: int, outer: tuple[str, ...] = (), scalars: tuple[ScalarDecl, ...] = ()) -> Node:
         r = self.rng
-        if level == 1 and depth == 3 and r.random() < 0.15:
+        if level == 1 and depth == 3 and r.random() < 0.4:
             mm = self._matmul()
             if mm is not None:
                 return mm
@@ -183,9 +183,10 @@ class _Draft:
         if len(two_d) < 2:
             return None
         c = r.choice(two_d)
-        a, b = r.choice(two_d), r.choice(two_d)
-        if a is c or b is c:  # reading the array written is a different (and less common) pattern
+        sources = [x for x in two_d if x is not c]  # reading the array written is a different pattern
+        if not sources:
             return None
+        a, b = r.choice(sources), r.choice(sources)
         small = [n for n, _ in self.params if n != BIG_PARAM]
         ext = [Poly(((1, (r.choice(small),)),), 0) if r.random() < 0.5 else const(r.randint(2, 40)) for _ in range(3)]
         prod: Expr = BinOp("*", self._flat(a, (var("i"), var("k"))), self._flat(b, (var("k"), var("j"))))

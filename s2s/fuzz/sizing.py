@@ -97,7 +97,14 @@ def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]
                     raise TooBig("too many statement instances")
                 record(n, env)
             elif isinstance(n, Loop):
-                for v in n.values(env):
+                values = n.values(env)
+                if len(values) > 2 and all(isinstance(c, Stmt) for c in n.body):
+                    # Subscripts are linear in each loop variable (a loop variable is only ever
+                    # multiplied by constants and parameters), so an innermost loop's first and last
+                    # iterations give its extremes.
+                    count += (len(values) - 2) * len(n.body)
+                    values = (values[0], values[-1])
+                for v in values:
                     env[n.var] = v
                     run(n.body, env)
                 env.pop(n.var, None)

