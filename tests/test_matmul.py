@@ -189,7 +189,7 @@ def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
     result, ref, out = optimized_and_both_outputs(tmp_path / "mm.c", PROGRAM, target)
     # all but the delinearized P[i * n + j] (one-dimensional: not matched yet)
     assert sum("6 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
-    assert ("#pragma omp parallel\n" in result.source) == (target == "openmp")
+    assert ("#pragma omp parallel if(s2s_cores_free())\n" in result.source) == (target == "openmp")
     assert out == ref
 
 

@@ -95,7 +95,8 @@ def _scratch_loop():
 def test_openmp_gives_each_thread_copies_and_the_last_iteration_the_array(tmp_path):
     sdfg = _scratch_loop()
     assert problems(sdfg) == []
-    text = OpenMPPrinter(sdfg).statement(sdfg.body.children[0])
+    printer = OpenMPPrinter(sdfg)
+    text = printer.statement(sdfg.body.children[0])
     assert "s2s_copies_T = (double *)__builtin_malloc(sizeof(double) * (4) * (8) * omp_get_max_threads());" in text
     assert "double (*const T)[8] = r == n - 1 ? s2s_shared_T : (double (*)[8]) (s2s_copies_T + " in text
     assert text.count("#pragma omp parallel for") == 1
@@ -103,7 +104,8 @@ def test_openmp_gives_each_thread_copies_and_the_last_iteration_the_array(tmp_pa
     # plain C runs the loop in order on the array itself
     assert "s2s_copies" not in CPrinter(sdfg).statement(sdfg.body.children[0])
     src = tmp_path / "rows.c"
-    src.write_text(f"void rows(int n, double T[4][8], double X[][4][8])\n{text}\n")
+    helpers = "".join(printer.helpers.values())   # (whether the cores are free, asked at run time)
+    src.write_text(f"{helpers}void rows(int n, double T[4][8], double X[][4][8])\n{text}\n")
     subprocess.run(["cc", "-fopenmp", "-Wall", "-Werror", "-fsyntax-only", str(src)], check=True)
 
 

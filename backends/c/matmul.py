@@ -39,8 +39,10 @@ class MatMulCode:
     helper: str        # the definition, at file scope, of the register-block function it calls
 
 
-def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool) -> MatMulCode:
-    """The C code that performs ``node``."""
+def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool,
+                  parallel_if: str = "") -> MatMulCode:
+    """The C code that performs ``node`` (on the threads of a parallel region with ``threads``,
+    ``parallel_if`` its clause that may give it a team of one)."""
     b = node.blocking
     t = node.dtype
     terms = len(node.lefts)
@@ -222,7 +224,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     out = [f"if ({i0} < {i1}) {{   /* (without rows, no factor is read) */",
            f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
            f"  {t} *{rp} = {f'{packed} != 0 ? 0 : ' if packed else ''}{own_panel};"]
-    out += ["  " + line for line in pragma("#pragma omp parallel")]
+    out += ["  " + line for line in pragma("#pragma omp parallel" + parallel_if)]
     out += ["  {"] + ["    " + line for line in inner] + ["  }", "}"]
     panels_memory = ("" if in_place else _panel_memory(f"{helper_name}_left_panel")) + _panel_memory(
         f"{helper_name}_right_panel")

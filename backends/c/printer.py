@@ -87,6 +87,10 @@ class CPrinter:
         """Annotations before a Map's loop; plain C has none (its loops are correct sequentially)."""
         return []
 
+    def parallel_if(self) -> str:
+        """A clause for a parallel region that decides at run time whether it gets threads."""
+        return ""
+
     def print_IfElse(self, node: IfElse, level: int) -> list[str]:
         if ROWS_APART in ex.calls(node.cond):
             self.helpers[ROWS_APART] = _ROWS_APART_DEFINITION
@@ -146,7 +150,9 @@ class CPrinter:
             if isinstance(comp, Tasklet):
                 out.append(self.pad(level) + self.tasklet_statement(node, comp))
             elif isinstance(comp, MatMul):
-                code = expand_matmul(comp, self.expr, set(self.containers), self.threads and comp.parallel)
+                threads = self.threads and comp.parallel
+                code = expand_matmul(comp, self.expr, set(self.containers), threads,
+                                     self.parallel_if() if threads else "")
                 self.helpers[code.helper_name] = code.helper
                 out += [self.pad(level) + line for line in code.lines]
             elif isinstance(comp, PackedRight):

@@ -11,8 +11,81 @@ from s2s.ir.rewrite import fresh_name
 MIN_FLAT_PARALLEL_ITERATIONS = 4096
 
 
+# A parallel region runs on the threads of a team only while the cores look free: the thread
+# that starts it waited for a CPU for less than this share of the time it was runnable (Linux
+# schedstat of that thread, read at most every CONTENTION_PERIOD_S; while the cores are busy the
+# next look comes after twice the last wait, up to CONTENTION_BACKOFF_MAX_S). On a busy machine
+# a region's threads are descheduled in turn and each barrier waits a scheduler slice for one:
+# a team of one then does the work at the speed of the user's loops.
+CONTENTION_SHARE = 0.1
+CONTENTION_PERIOD_S = 0.02
+CONTENTION_BACKOFF_MAX_S = 1.0
+CORES_FREE = "s2s_cores_free"
+
+
+def cores_free_helper() -> str:
+    """The C function (file scope, built-in types only) that says whether the cores look free:
+    1 where that cannot be read (no /proc, another system)."""
+    return f"""
+/* s2s: whether a parallel region may use its threads: the calling thread waited for a CPU less
+   than {CONTENTION_SHARE:g} of the time it was runnable, since the last look (Linux schedstat) */
+static int {CORES_FREE}(void)
+{{
+#ifdef __linux__
+  /* (libc's functions under names of our own: no clash with the user's declarations) */
+  extern int s2s_sys_open(const char *, int, ...) __asm__("open");
+  extern long s2s_sys_read(int, void *, unsigned long) __asm__("read");
+  extern int s2s_sys_close(int) __asm__("close");
+  extern double omp_get_wtime(void);
+  static __thread double next, backoff;
+  static __thread int free_ = 1, seen;
+  static __thread unsigned long long ran, waited;
+  const double now = omp_get_wtime();
+  if (now < next)
+    return free_;
+  char text[96];
+  const int fd = s2s_sys_open("/proc/thread-self/schedstat", 0);
+  const long n = fd < 0 ? -1 : s2s_sys_read(fd, text, sizeof text - 1);
+  if (fd >= 0)
+    s2s_sys_close(fd);
+  if (n <= 0) {{
+    next = now + 3600;   /* nothing to read: the threads are used */
+    return free_ = 1;
+  }}
+  text[n] = 0;
+  unsigned long long v[2] = {{0, 0}};
+  const char *c = text;
+  for (int f = 0; f < 2; f++) {{
+    while (*c == ' ')
+      c++;
+    while (*c >= '0' && *c <= '9')
+      v[f] = v[f] * 10 + (unsigned long long)(*c++ - '0');
+  }}
+  const unsigned long long d_ran = v[0] - ran, d_waited = v[1] - waited;
+  if (!seen || d_ran + d_waited >= 1000000ULL) {{   /* (ns: judged on at least 1 ms runnable) */
+    if (d_ran + d_waited > 0)
+      free_ = (double)d_waited < {CONTENTION_SHARE!r} * (double)(d_ran + d_waited);
+    ran = v[0];
+    waited = v[1];
+    seen = 1;
+  }}
+  backoff = free_ ? {CONTENTION_PERIOD_S!r} : (backoff < {CONTENTION_PERIOD_S!r} ? {CONTENTION_PERIOD_S!r} : backoff * 2 > {CONTENTION_BACKOFF_MAX_S!r} ? {CONTENTION_BACKOFF_MAX_S!r} : backoff * 2);
+  next = now + backoff;
+  return free_;
+#else
+  return 1;
+#endif
+}}
+"""
+
+
 class OpenMPPrinter(CPrinter):
     threads = True
+
+    def parallel_if(self) -> str:
+        """The clause that gives a parallel region a team of one while the cores are busy."""
+        self.helpers[CORES_FREE] = cores_free_helper()
+        return f" if({CORES_FREE}())"
 
     def print_Map(self, node: Map, level: int) -> list[str]:
         if node.private and node.schedule is Schedule.CPU_MULTICORE:
@@ -91,7 +164,7 @@ class OpenMPPrinter(CPrinter):
                 clauses += f" private({', '.join(private)})"
             if self.triangular(node):
                 clauses += " schedule(static, 1)"  # cyclic: inner trip counts vary with the index
-            return [pad + "#pragma omp parallel for" + clauses]
+            return [pad + "#pragma omp parallel for" + clauses + self.parallel_if()]
         if node.schedule is Schedule.SIMD:
             return [pad + "#pragma omp simd"]
         return []

@@ -6,16 +6,19 @@ from s2s.perf.topology import read_topology
 from s2s.schedule.matmul import KernelTarget
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.transforms.polyhedral import OptimizeOptions
+from s2s.transforms.work_guard import work_thresholds
 
 
 def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True):
-    """The scheduler's options on this machine (its caches and vector registers, read once)."""
+    """The scheduler's options on this machine (its caches and vector registers, read once; the
+    work thresholds from ``$S2S_WORK_THRESHOLDS`` or their defaults)."""
     try:
         topo = read_topology()
     except OSError:
         topo = None
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
-                           parallel=parallel, matmul=kernel_target(topo) if kernels else None)
+                           parallel=parallel, matmul=kernel_target(topo) if kernels else None,
+                           thresholds=work_thresholds())
 
 
 def tile_budget_bytes(topo) -> int:

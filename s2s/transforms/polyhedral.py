@@ -19,6 +19,7 @@ from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, build_tree, rows_map
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
+from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 
@@ -46,6 +47,8 @@ class OptimizeOptions:
     budget_s: float = BUDGET_S
     matmul: KernelTarget | None = None   # run matrix-multiply statements as register-blocked
                                          # library nodes for this machine (None: as loops)
+    thresholds: WorkThresholds = WorkThresholds.none()   # the work optimized code needs to pay for
+                                                         # itself (optimize_options: this machine's)
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,10 @@ class Choice:
     scheduler_failed: bool = False    # the Pluto-style scheduler gave up (out of budget, or no solution)
     parallel: bool = False            # the target runs loops in parallel (outer loops may then get
                                       # private copies of the expanded arrays)
+    work: Work = Work()               # the SCoP's statement instances
+    min_work: int = 0                 # what ``schedule``'s code needs to pay for itself (run-time
+                                      # guard when ``work`` is known only then)
+    min_region_work: int = 0          # what one of its parallel regions needs
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -67,8 +74,17 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     expanded where that makes a statement a matrix multiply the schedule runs as a kernel, or
     where the SCoP would otherwise stay as written (symm's ``temp2`` orders all its iterations).
     (Not after the scheduler gave up on the SCoP: on more statements it would fail again, and
-    twice the budget would break the optimizer's time limit.)"""
-    return dataclasses.replace(_with_or_without_expansion(scop, options), parallel=options.parallel)
+    twice the budget would break the optimizer's time limit.)
+
+    A SCoP known when compiling to do less work than ``options.thresholds.optimize`` stays as
+    written; one whose work is known only at run time gets that test in front of its code."""
+    work = scop_work(scop)
+    threshold = options.thresholds.optimize
+    if work.below(threshold):
+        return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
+                            f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
+    return dataclasses.replace(_with_or_without_expansion(scop, options), parallel=options.parallel, work=work,
+                               min_work=threshold, min_region_work=options.thresholds.parallel)
 
 
 def _with_or_without_expansion(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -153,6 +169,8 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
         return sched, ()
     found = []
     for stmt in scop.statements:
+        if set_work([stmt.domain], scop.context).below(options.thresholds.kernel):
+            continue   # (its panels would cost more than the kernel gains: loops instead)
         pattern = match_matmul(scop, stmt)
         if pattern is not None and kernel_order_is_legal(deps, stmt, pattern):
             found.append(pattern)

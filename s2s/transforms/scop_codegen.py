@@ -8,7 +8,7 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Array, Binary, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
+from s2s.ir import SDFG, Array, Binary, Expr, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
@@ -16,6 +16,7 @@ from s2s.transforms.polyhedral import Choice
 from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
 from s2s.transforms.verify_parallel import demote_unproven_maps
+from s2s.transforms.work_guard import allocated_only_with, sequential_small_regions, short_count
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
 ScheduleChooser = Callable[[Scop], Choice]
@@ -62,8 +63,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 outcomes.append(ScopOutcome(first.id, scop.first_line, False,
                                             f"original code kept: pointer arrays may overlap ({why})"))
                 continue
+        work_guard = _work_guard(choice) if schedule is not None else None
         if expansion is not None:
             containers.extend(expansion.containers)
+            expansion = _allocated_only_with(expansion, work_guard)
         new, new_vars = generate(expansion.scop if expansion else scop, schedule,
                                  choice.ast if schedule is choice.schedule else None)
         probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
@@ -78,13 +81,19 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         new, buffers, packed = pack_invariant_rights_once(new, probe.container_map)
         containers.extend(buffers)
         note += "".join(f"; {p}" for p in packed)
+        # (after the packing is hoisted: a region versioned on its work has the kernel twice)
+        new, small = sequential_small_regions(probe, new, choice.min_region_work)
+        note += "".join(f"; {s}" for s in small)
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
+        if work_guard is not None:
+            note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
+            guard = work_guard if guard is None else Binary("&&", work_guard, guard)
         if expansion is not None:
             guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
         if guard is not None:
             # the original code, under the same scope, for arrays that do overlap at run time
-            # (or expanded arrays that could not be allocated)
+            # (or expanded arrays that could not be allocated, or too little work)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
@@ -103,6 +112,18 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
         outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements; {note}"))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
+
+
+def _work_guard(choice: Choice) -> Expr | None:
+    """The run-time test that the SCoP does enough work for ``choice``'s code to pay for itself
+    (None: no threshold, or its work is known when compiling and reaches it)."""
+    return choice.work.guard(choice.min_work) if choice.min_work > 0 else None
+
+
+def _allocated_only_with(expansion, work_guard: Expr | None):
+    """``expansion`` whose arrays are allocated only where ``work_guard`` holds (no heap below
+    the threshold: the user's loops then run, as where an allocation fails)."""
+    return expansion if work_guard is None else allocated_only_with(expansion, work_guard)
 
 
 def _pragma_before(scop: Scop) -> str | None:

@@ -1,0 +1,273 @@
+"""Optimized code must pay for itself at the sizes it meets: how much work a SCoP (or one parallel
+region of it) does, and the thresholds below which the user's loops run instead.
+
+Work is counted in statement instances. Where the parameters are known when compiling (PolyBench's
+sizes are #defines), the count is a number and the choice is made then, with no branch; otherwise
+it is a C expression in the parameters (per statement, the product of its loops' extents: an upper
+bound for triangles) that the generated code tests before the optimized version runs.
+
+The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
+variable ``S2S_WORK_THRESHOLDS`` (``optimize=3e4,parallel=5e4,kernel=1e6``) for a user or a tuner.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, fields, replace
+
+import islpy as isl
+
+from s2s.ir import Binary, Cast, Const, Expr, Ternary
+
+# Above this many points in its bounding box a set is not counted point by point (isl's count
+# takes about 30 ns a point): its box, which bounds it, is used.
+EXACT_COUNT_LIMIT = 4_000_000
+
+
+@dataclass(frozen=True)
+class WorkThresholds:
+    """Statement instances the optimized code of a SCoP must execute to run at all (tiles, kernels
+    with packed panels, expanded arrays on the heap each cost something before they gain), and
+    those a parallel region must carry, all threads together (starting and joining the threads,
+    and on a busy machine waiting for one that was descheduled)."""
+
+    optimize: int = 30_000
+    parallel: int = 50_000
+    kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement for a register-blocked
+                              # kernel with packed panels (below: loops, tiled or as written)
+
+    @staticmethod
+    def none() -> "WorkThresholds":
+        """No threshold: optimized code whatever the sizes."""
+        return WorkThresholds(optimize=0, parallel=0, kernel=0)
+
+    @staticmethod
+    def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":
+        """``name=value,...`` over ``base`` (the defaults): unknown names and bad values raise ValueError."""
+        out = base or WorkThresholds()
+        known = {f.name for f in fields(WorkThresholds)}
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            name, _, value = item.partition("=")
+            name = name.strip()
+            if name not in known:
+                raise ValueError(f"unknown work threshold {name!r} (expected {', '.join(sorted(known))})")
+            out = replace(out, **{name: int(float(value))})
+        return out
+
+
+def work_thresholds() -> WorkThresholds:
+    """The thresholds in force: ``$S2S_WORK_THRESHOLDS`` over the defaults (ignored if malformed)."""
+    text = os.environ.get("S2S_WORK_THRESHOLDS", "")
+    try:
+        return WorkThresholds.parse(text)
+    except ValueError:
+        return WorkThresholds()
+
+
+@dataclass(frozen=True)
+class Work:
+    """The statement instances of a SCoP: ``count`` when known at compile time (``exact`` when
+    counted point by point, else an upper bound), else ``expr``, a C expression (double) of the
+    parameters that bounds it; both None when not even a bound is known."""
+
+    count: int | None = None
+    expr: Expr | None = None
+    exact: bool = False
+
+    def below(self, threshold: int) -> bool:
+        """Known at compile time to be below ``threshold``."""
+        return self.count is not None and self.count < threshold
+
+    def describe(self) -> str:
+        if self.count is None:
+            return "a run-time number of"
+        return f"{self.count}" if self.exact else f"at most {self.count}"
+
+    def guard(self, threshold: int) -> Expr | None:
+        """The run-time condition that the work reaches ``threshold`` (None: known at compile time,
+        or unknown)."""
+        if self.count is not None or self.expr is None:
+            return None
+        return Binary(">=", self.expr, Const(f"{float(threshold):.1f}"))
+
+
+def count_points(s: isl.Set) -> tuple[int, bool] | None:
+    """The number of points of a parameter-free set (exact, or its bounding box's), or None when
+    it is unbounded."""
+    box = 1
+    for d in range(s.dim(isl.dim_type.set)):
+        lo, hi = s.dim_min_val(d), s.dim_max_val(d)
+        if not (lo.is_int() and hi.is_int()):
+            return (0, True) if s.is_empty() else None
+        box *= max(0, hi.to_python() - lo.to_python() + 1)
+    if box == 0:
+        return 0, True
+    if box <= EXACT_COUNT_LIMIT:
+        return s.count_val().to_python(), True
+    return box, False
+
+
+def set_work(sets: list[isl.Set], context: isl.Set) -> Work:
+    """The points of ``sets`` (with the same parameters), together."""
+    if all(s.dim(isl.dim_type.param) == 0 or _params_unused(s) for s in sets):
+        total, exact = 0, True
+        for s in sets:
+            c = count_points(s.project_out(isl.dim_type.param, 0, s.dim(isl.dim_type.param)))
+            if c is None:
+                return Work()
+            total += c[0]
+            exact = exact and c[1]
+        return Work(count=total, exact=exact)
+    build = isl.AstBuild.from_context(context)
+    expr: Expr | None = None
+    for s in sets:
+        term: Expr | None = None
+        for d in range(s.dim(isl.dim_type.set)):
+            try:
+                lo, hi = s.dim_min(d), s.dim_max(d)
+                extent = hi.sub(lo).add_constant_val(isl.Val.one(s.get_ctx()))
+                factor = _ir(build.expr_from_pw_aff(extent.coalesce()))
+            except isl.Error:
+                return Work()
+            factor = Cast("double", Ternary(Binary(">", factor, Const("0")), factor, Const("0")))
+            term = factor if term is None else Binary("*", term, factor)
+        if term is None:
+            term = Const("1.0")
+        expr = term if expr is None else Binary("+", expr, term)
+    return Work(expr=expr)
+
+
+def _params_unused(s: isl.Set) -> bool:
+    """Whether no constraint of ``s`` involves its parameters."""
+    n = s.dim(isl.dim_type.param)
+    return all(not s.involves_dims(isl.dim_type.param, k, 1) for k in range(n))
+
+
+def _ir(e: isl.AstExpr) -> Expr:
+    from s2s.schedule.codegen import ast_expr_to_ir
+    return ast_expr_to_ir(e, {})
+
+
+def scop_work(scop) -> Work:
+    """The statement instances of one execution of ``scop``."""
+    try:
+        return set_work([st.domain for st in scop.statements], scop.context)
+    except isl.Error:
+        return Work()
+
+
+def short_count(n: int) -> str:
+    """``n`` for a report line: ``3.4e5``."""
+    if n <= 0:
+        return "0"
+    e = int(math.floor(math.log10(n)))
+    return f"{n / 10 ** e:.1f}e{e}"
+
+
+# --- expanded arrays: no heap below the threshold ---------------------------------------------------
+
+def allocated_only_with(expansion, cond: Expr):
+    """``expansion`` (``s2s.transforms.expansion.Expansion``) whose arrays are allocated only where
+    ``cond`` holds, null otherwise (which its ``allocated`` test already sends to the user's loops)."""
+    from s2s.ir import Declare, Tasklet
+
+    def conditional(d: Declare) -> Declare:
+        if d.init is None:
+            return d
+        nodes = []
+        for n in d.init.graph.nodes:
+            if isinstance(n, Tasklet) and isinstance(n.expr, Cast):
+                n = replace(n, expr=Ternary(cond, n.expr, Cast(n.expr.type, Const("0"))))
+            nodes.append(n)
+        return replace(d, init=replace(d.init, graph=replace(d.init.graph, nodes=tuple(nodes))))
+
+    return replace(expansion, allocations=tuple(conditional(d) for d in expansion.allocations))
+
+
+# --- parallel regions: each must carry enough work ---------------------------------------------------
+
+def sequential_small_regions(sdfg, seq, threshold: int):
+    """``seq`` (generated code, in ``sdfg``'s containers) with every parallel loop whose region
+    carries less than ``threshold`` statement instances, all threads together, run as a plain
+    loop, and every matrix-multiply node with fewer multiply-adds run on the calling thread; where
+    that work is known only at run time, the parallel loop is versioned on it. Also returns notes
+    on what was so changed, for the report."""
+    from s2s.ir import Block, IfElse, Map, MatMul, Schedule, Sequence, walk
+    from s2s.ir.rewrite import map_sequences, with_id_suffix
+    from s2s.transforms.verify_parallel import _as_loop, _one_thread, probe_scops
+
+    if threshold <= 0:
+        return seq, []
+    maps = {n.id: n for n in walk(seq) if isinstance(n, Map) and n.schedule is Schedule.CPU_MULTICORE}
+    kernels = {}
+    for b in walk(seq):
+        if isinstance(b, Block):
+            for n in b.graph.nodes:
+                if isinstance(n, MatMul) and n.parallel:
+                    kernels[f"{n.id}.{n.i.var}"] = b.id
+    if not maps and not kernels:
+        return seq, []
+    try:
+        scops = probe_scops(sdfg, seq)
+    except Exception:   # (the cross-check's own reading failed: nothing is known of the work)
+        return seq, []
+    works: dict[str, Work] = {}
+    for scop in scops:
+        for loop in scop.loops:
+            if loop.node.id in maps or loop.node.id in kernels:
+                works[loop.node.id] = _region_work(scop, loop)
+    small_maps = {i for i in maps if i in works and works[i].below(threshold)}
+    versioned = {i: works[i].guard(threshold) for i in maps if i in works and works[i].guard(threshold) is not None}
+    small_blocks = {kernels[i] for i in kernels if i in works and works[i].below(threshold)}
+    if not (small_maps or versioned or small_blocks):
+        return seq, []
+
+    def fn(s: Sequence) -> Sequence:
+        children = []
+        for c in s.children:
+            if isinstance(c, Map) and c.id in small_maps:
+                c = _as_loop(c)
+            elif isinstance(c, Map) and c.id in versioned:
+                plain = with_id_suffix(_as_loop(c), "_seq")
+                c = IfElse(f"C.work.{c.id}", versioned[c.id], Sequence(f"S.par.{c.id}", (c,)),
+                           Sequence(f"S.seq.{c.id}", (plain,)))
+            elif isinstance(c, Block) and c.id in small_blocks:
+                c = _one_thread(c)
+            children.append(c)
+        return replace(s, children=tuple(children))
+
+    notes = []
+    if small_maps or small_blocks:
+        notes.append(f"{len(small_maps) + len(small_blocks)} parallel region(s) run on one thread: too little work")
+    if versioned:
+        notes.append(f"{len(versioned)} parallel loop(s) versioned on their work")
+    return map_sequences(seq, fn), notes
+
+
+def _region_work(scop, loop) -> Work:
+    """The statement instances of one execution of ``loop`` of ``scop`` (a SCoP of generated
+    code): the instances of its statements over the executions of the loops around it when
+    both are known at compile time, else (per statement, in the parameters and the loops around
+    it) the bounding box of its instances with those loops projected out, which bounds it."""
+    inside = [(st, [l.node.id for l in st.loops].index(loop.node.id))
+              for st in scop.statements if any(l.node.id == loop.node.id for l in st.loops)]
+    if not inside:
+        return Work()
+    try:
+        if all(st.domain.dim(isl.dim_type.param) == 0 or _params_unused(st.domain) for st, _ in inside):
+            total, executions, exact = 0, 1, True
+            for st, depth in inside:
+                dom = st.domain.project_out(isl.dim_type.param, 0, st.domain.dim(isl.dim_type.param))
+                n = count_points(dom)
+                outer = count_points(dom.project_out(isl.dim_type.set, depth, dom.dim(isl.dim_type.set) - depth))
+                if n is None or outer is None:
+                    return Work()
+                total += n[0]
+                executions = max(executions, outer[0])
+                exact = exact and n[1] and outer[1]
+            return Work(count=total // max(executions, 1), exact=exact)
+        # (the loops around as parameters, then eliminated: a bound over all their values)
+        sets = [st.domain.project_out(isl.dim_type.set, 0, depth) for st, depth in inside]
+        return set_work(sets, scop.context)
+    except isl.Error:
+        return Work()

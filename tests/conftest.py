@@ -1,0 +1,13 @@
+"""Settings shared by all tests.
+
+The optimizer keeps the user's loops where a SCoP does too little work for optimized code to
+pay for itself (``s2s.transforms.work_guard``): at MINI sizes and in the small programs of the
+tests that would be every SCoP. Tests are about what the optimizer makes of a loop nest, so they
+run without those thresholds; ``tests/test_work_guard.py`` sets them where it tests them.
+"""
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_work_thresholds(monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0")

@@ -1,0 +1,180 @@
+"""Optimized code pays for itself at the sizes it meets (s2s.transforms.work_guard): a SCoP whose
+work is known when compiling and is below the threshold stays as the user wrote it; one whose
+work is known only at run time is versioned on it (the user's loops below the threshold, no heap
+expansion there); a parallel region with too little work runs as a plain loop; every parallel
+region asks at run time whether the cores are free. Outputs are compared with gcc's on both
+sides of each threshold."""
+from __future__ import annotations
+
+import re
+import subprocess
+import textwrap
+
+import islpy as isl
+import pytest
+
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+from s2s.transforms.work_guard import WorkThresholds, count_points, set_work, work_thresholds
+from tests.c_build import REAL_CC
+
+SUITE = __import__("pathlib").Path(__file__).resolve().parents[1] / "polybench" / "suite"
+UTIL = SUITE / "utilities"
+
+
+def test_thresholds_are_settings(monkeypatch):
+    assert WorkThresholds.parse("optimize=5e3, parallel=70") == WorkThresholds(optimize=5000, parallel=70)
+    assert WorkThresholds.parse("") == WorkThresholds()
+    with pytest.raises(ValueError):
+        WorkThresholds.parse("tiles=3")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "parallel=123")
+    assert work_thresholds() == WorkThresholds(parallel=123)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "nonsense")
+    assert work_thresholds() == WorkThresholds()
+
+
+def test_counts_exactly_when_known_and_bounds_at_run_time():
+    assert count_points(isl.Set("{ [i, j] : 0 <= i < 100 and 0 <= j < i }")) == (4950, True)
+    assert count_points(isl.Set("{ [i] : 0 <= i < 0 }")) == (0, True)
+    big = count_points(isl.Set("{ [i, j, k] : 0 <= i, j, k < 1000 and j <= i }"))
+    assert big == (10 ** 9, False)   # past the exact-count limit: its box
+    ctx = isl.Set("[n] -> { : }")
+    work = set_work([isl.Set("[n] -> { S[i, j] : 0 <= i < n and 0 <= j < n }")], ctx)
+    assert work.count is None and work.expr is not None
+    assert set_work([isl.Set("[n] -> { S[i] : 0 <= i < 7 }")], ctx).count == 7
+
+
+def _build_and_run(tmp_path, name: str, text: str, flags: list[str], threads: int = 2) -> str:
+    c = tmp_path / f"{name}.c"
+    c.write_text(text)
+    exe = tmp_path / name
+    subprocess.run([REAL_CC, "-O2", *flags, str(c), "-o", str(exe), "-lm"], check=True, capture_output=True)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                          env={"OMP_NUM_THREADS": str(threads)}).stdout
+
+
+PROGRAM = textwrap.dedent("""\
+    #include <stdio.h>
+    #include <stdlib.h>
+    static void kernel(int n, int m, double A[n][m], double B[n][m], double C[n][n]) {
+      int i, j, k;
+      for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+          for (k = 0; k < m; k++)
+            C[i][j] += A[i][k] * B[j][k];
+    }
+    int main(int argc, char **argv) {
+      int n = argc > 1 ? atoi(argv[1]) : N, m = M;
+      double (*A)[m] = malloc(sizeof(double) * n * m), (*B)[m] = malloc(sizeof(double) * n * m);
+      double (*C)[n] = malloc(sizeof(double) * n * n);
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) { A[i][j] = (i * j % 7) / 7.0; B[i][j] = (i + j % 5) / 5.0; }
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) C[i][j] = i - j;
+      kernel(n, m, A, B, C);
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) s += C[i][j] * (i % 3 + 1);
+      printf("%.17g\\n", s);
+      return 0;
+    }
+    """)
+
+
+def _kernel_line(result) -> str:
+    return next(line for line in result.report if ": kernel: " in line)
+
+
+def test_compile_time_sizes_below_the_threshold_keep_the_users_loops(tmp_path, monkeypatch):
+    src = tmp_path / "k.c"
+    src.write_text("#define N 20\n#define M 30\ndouble A[N][M], B[N][M], C[N][N];\n"
+                   "void kernel(void) {\n  int i, j, k;\n  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++)\n"
+                   "      for (k = 0; k < M; k++)\n        C[i][j] += A[i][k] * B[j][k];\n}\n")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=100000")
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = _kernel_line(result)
+    assert "left as is" in line and "12000 statement instances, below the 1.0e5" in line
+    assert not result.changed
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=10000")
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
+    assert "optimized" in _kernel_line(result) and "run only where" not in _kernel_line(result)
+
+
+def test_a_matrix_multiply_below_the_kernel_threshold_stays_loops(tmp_path, monkeypatch):
+    src = tmp_path / "k.c"
+    src.write_text("#define N 20\n#define M 30\ndouble A[N][M], B[M][N], C[N][N];\n"
+                   "void kernel(void) {\n  int i, j, k;\n  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++)\n"
+                   "      for (k = 0; k < M; k++)\n        C[i][j] += A[i][k] * B[k][j];\n}\n")
+    for kernel, expected in (("12001", False), ("12000", True)):
+        monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,kernel={kernel}")
+        line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
+        assert ("register-blocked" in line) is expected, line
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target):
+    # threshold 2e5 statement instances: n = 10 (m = 40: 4e3) runs the user's loops, n = 120 (5.8e5)
+    # the optimized ones; both give gcc's answer
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=2e5,parallel=1e5")
+    text = PROGRAM.replace("int n = argc > 1 ? atoi(argv[1]) : N, m = M;", "int n = argc > 1 ? atoi(argv[1]) : 10, m = 40;")
+    src = tmp_path / "k.c"
+    src.write_text(text)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target, report=True))
+    line = _kernel_line(result)
+    assert "optimized" in line and "run only where its work reaches 2.0e5 statement instances" in line
+    kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
+    guard = re.search(r"if \((\(double\).*?>= 200000\.0)", kernel)
+    assert guard, kernel
+    # the other branch is the user's loops
+    assert "} else {\n      for (i = 0; i < n; i++) {\n        for (j = 0; j < n; j++) {\n" \
+           "          for (k = 0; k < m; k++) {\n            C[i][j] += A[i][k] * B[j][k];" in kernel
+    if target == "openmp":
+        assert "if(s2s_cores_free())" in kernel
+    flags = ["-fopenmp"] if target == "openmp" else []
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    for n in ("10", "120"):
+        want = _build_and_run(tmp_path, "ref", text.replace(": 10, m", f": {n}, m"), [])
+        got = _build_and_run(gen, "opt", result.source.replace(": 10, m", f": {n}, m"), flags)
+        assert got == want, n
+
+
+def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkeypatch):
+    # jacobi-2d at MINI: each sweep of a time step is a region of 784 statement instances
+    args = [f"-I{UTIL}", "-DMINI_DATASET"]
+    src = str(SUITE / "stencils" / "jacobi-2d" / "jacobi-2d.c")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=1000")
+    small = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in small.report if "kernel_jacobi_2d" in ln)
+    assert "2 parallel region(s) run on one thread: too little work" in line
+    kernel = small.source[small.source.index("void kernel_jacobi_2d"):]
+    assert "omp parallel" not in kernel[:kernel.index("int main")]
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=500")
+    big = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp", report=True))
+    kernel = big.source[big.source.index("void kernel_jacobi_2d"):]
+    assert kernel[:kernel.index("int main")].count("#pragma omp parallel for if(s2s_cores_free())") == 2
+
+
+def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_work(tmp_path, monkeypatch):
+    # doitgen with run-time loop bounds (POLYBENCH_USE_SCALAR_LB): its expanded sum is allocated
+    # only where the work reaches the threshold; at MINI (below it) and above it, gcc's answer
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=20000,parallel=20000,kernel=0")
+    kdir = SUITE / "linear-algebra" / "kernels" / "doitgen"
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS",
+              "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+    for dataset in ("MINI", "SMALL"):   # 8.5e3 and 6.6e5 statement instances
+        sizes = [f"-D{dataset}_DATASET"]
+        result = optimize_c_file(str(kdir / "doitgen.c"), common + sizes,
+                                 PipelineOptions(mode="pluto", target="openmp", report=True))
+        line = next(ln for ln in result.report if "kernel_doitgen" in ln)
+        assert "optimized" in line and "run only where its work reaches" in line
+        assert re.search(r"sum_x\)\[[^]]*\] = .* >= 20000\.0 \? .*__builtin_malloc", result.source)
+        gen = tmp_path / "doitgen.c"
+        gen.write_text(result.source)
+        outs = []
+        for cc_args, source in (([], kdir / "doitgen.c"), (["-fopenmp"], gen)):
+            exe = tmp_path / "a.out"
+            subprocess.run([REAL_CC, "-O2", *cc_args, *common, *sizes, str(UTIL / "polybench.c"), str(source),
+                            "-o", str(exe), "-lm"], check=True, capture_output=True)
+            outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                                       env={"OMP_NUM_THREADS": "2"}).stderr)
+        assert outs[0] == outs[1], dataset
