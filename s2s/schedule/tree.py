@@ -73,7 +73,10 @@ def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnion
     domain = isl.UnionSet.empty(umap.get_space().params())
     for s in stmts:
         domain = domain.union(isl.UnionSet.from_set(s.domain))
-    return isl.MultiUnionPwAff.from_union_map(umap.intersect_domain(domain))
+    restricted = umap.intersect_domain(domain)
+    # isl reads the range space off the map's pieces: with none (statements that never run, as in
+    # for (j = 1; j < 1; j++)) the unrestricted map gives it, and the same empty schedule.
+    return isl.MultiUnionPwAff.from_union_map(umap if restricted.is_empty() else restricted)
 
 
 def rows_map(scop: Scop, sched: PlutoSchedule) -> isl.UnionMap:
