@@ -14,7 +14,8 @@ What is drawn, and why each is there:
   parameter leading dimensions), and several pointer views of one buffer (aliasing);
 * int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
 * a big parameter (4096+) on single loops, where OpenMP versioning on the trip count switches;
-* small tile sizes and other fusion policies, so tiles have edges at these small sizes.
+* small tile sizes and other fusion policies, so tiles have edges at these small sizes, and mostly
+  zero work thresholds, so that s2s optimizes these small programs rather than keep them as written.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from s2s.fuzz.sizing import TooBig, finalize
 LOOP_VARS = ("i", "j", "k", "l")
 PARAM_NAMES = ("n", "m", "p")
 BIG_PARAM = "nb"
+ZERO_WORK = "optimize=0,parallel=0,kernel=0"
 FLOAT_CONSTS = ("0.5", "1.5", "0.25", "2.0", "0.1", "3.3", "0.75", "1.0")
 
 
@@ -98,7 +100,8 @@ class _Draft:
         config = BuildConfig(
             tile=",".join(str(r.choice((2, 3, 4, 5, 8))) for _ in range(3)) if r.random() < 0.4 else "",
             fuse=r.choices(("smart", "max", "no"), (6, 2, 2))[0],
-            kernels="on" if r.random() < 0.9 else "off")
+            kernels="on" if r.random() < 0.9 else "off",
+            work=ZERO_WORK if r.random() < 0.8 else "")
         return Program(self.seed, tuple(self.params), tuple(self.arrays), tuple(self.scalars), tuple(body), config)
 
     def _add_array(self, name: str, ctype: str, kind: str, **extra) -> None:

@@ -211,11 +211,16 @@ class BuildConfig:
     tile: str = ""  # S2S_TILE, empty for the cache model's sizes
     fuse: str = "smart"
     kernels: str = "on"
+    # S2S_WORK_THRESHOLDS: our programs are small, and below the default thresholds s2s keeps the
+    # user's loops; zero thresholds make it optimize them (empty: the defaults, their versioning tested)
+    work: str = ""
 
     def env(self) -> dict[str, str]:
         env = {"S2S_FUSE": self.fuse, "S2S_KERNELS": self.kernels}
         if self.tile:
             env["S2S_TILE"] = self.tile
+        if self.work:
+            env["S2S_WORK_THRESHOLDS"] = self.work
         return env
 
 

@@ -75,7 +75,7 @@ def edits(p: Program) -> Iterator[Program]:
                 yield replace(p, params=params)
     if p.config != BuildConfig():
         yield replace(p, config=BuildConfig())
-        for field_name, default in (("tile", ""), ("fuse", "smart"), ("kernels", "on")):
+        for field_name, default in (("tile", ""), ("fuse", "smart"), ("kernels", "on"), ("work", "")):
             if getattr(p.config, field_name) != default:
                 yield replace(p, config=replace(p.config, **{field_name: default}))
 
