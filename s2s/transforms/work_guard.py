@@ -33,8 +33,9 @@ class WorkThresholds:
 
     optimize: int = 30_000
     parallel: int = 50_000
-    kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement for a register-blocked
-                              # kernel with packed panels (below: loops, tiled or as written)
+    kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement whose user's loops
+                              # already run along rows, for a register-blocked kernel with packed
+                              # panels (below: loops, tiled or as written)
 
     @staticmethod
     def none() -> "WorkThresholds":
