@@ -19,7 +19,9 @@ from pathlib import Path
 from s2s.fuzz.generator import generate
 from s2s.fuzz.model import Program
 from s2s.fuzz.printer import header_comment, to_c
-from s2s.fuzz.runner import BUILD_FAILED, CRASH, INVALID, MISMATCH, OK, TIMEOUT, Outcome, RunOptions, check_source
+from s2s.fuzz.runner import (
+    BUILD_FAILED, CC_MISMATCH, CRASH, INVALID, MISMATCH, TIMEOUT, Outcome, RunOptions, check_source,
+)
 from s2s.fuzz.shrink import shrink, size
 
 
@@ -54,6 +56,7 @@ class Summary:
         c = self.counts
         return (f"{self.programs} programs ({target}): {c.get(MISMATCH, 0)} mismatches "
                 f"({views} with pointer views), {self.fallbacks} fallbacks, {c.get(CRASH, 0)} crashes, "
+                f"{c.get(CC_MISMATCH, 0)} wrong without s2s (cc -O2 itself), "
                 f"{c.get(TIMEOUT, 0)} timeouts, {c.get(BUILD_FAILED, 0)} build failures, "
                 f"{c.get(INVALID, 0)} invalid; {self.optimized} optimized by s2s; {self.seconds:.0f} s")
 
@@ -91,7 +94,10 @@ def run_fuzz(count: int, seed: int, options: RunOptions, jobs: int = 2, keep: Pa
                 where = f" -> {failure.saved}" if failure.saved else ""
                 say(f"seed {program.seed}: {outcome.status}"
                     f"{' (pointer views)' if failure.views else ''}"
-                    f"{f' on {outcome.threads} threads' if outcome.threads else ''}: {outcome.detail}{where}")
+                    f"{f' on {outcome.threads} threads' if outcome.threads else ''}: {outcome.detail}"
+                    f"{f' ({outcome.culprit})' if outcome.culprit else ''}{where}")
+            elif outcome.status == CC_MISMATCH:
+                say(f"seed {program.seed}: wrong without s2s: {outcome.culprit}: {outcome.detail}")
             elif outcome.status == INVALID:
                 say(f"seed {program.seed}: invalid program (a generator bug): {outcome.detail}")
             elif outcome.fallback:
@@ -122,7 +128,7 @@ def save_failure(shrunk: Program, original: Program, outcome: Outcome, target: s
     keep.mkdir(parents=True, exist_ok=True)
     # The outcome is the generated program's; the shrunk one fails the same way, maybe elsewhere.
     note = (f"as generated: {outcome.status}" + (f" on {outcome.threads} threads" if outcome.threads else "")
-            + f": {outcome.detail}").replace("*/", "* /")
+            + f": {outcome.detail}" + (f"\n{outcome.culprit}" if outcome.culprit else "")).replace("*/", "* /")
     (keep / f"fuzz-{target}-{original.seed}-original.c").write_text(to_c(original, header_comment(original, target, note)))
     path = keep / f"fuzz-{target}-{original.seed}.c"
     path.write_text(to_c(shrunk, header_comment(shrunk, target, note)))

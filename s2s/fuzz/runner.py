@@ -27,6 +27,12 @@ CFLAGS = ("-ffp-contract=off",)
 
 # Outcome statuses, worst first; "ok" when the outputs match.
 MISMATCH, CRASH, TIMEOUT, BUILD_FAILED, INVALID, OK = "mismatch", "crash", "timeout", "build-failed", "invalid", "ok"
+CC_MISMATCH = "cc-mismatch"  # the user's own file, compiled by cc -O2 without s2s, differs too: not s2s's bug
+# culprits of a mismatch
+CC_ALONE = "cc -O2 alone gives the same wrong output on the original file (a compiler bug or UB in the program)"
+ONLY_OPTIMIZED_CC = ("s2s's output built with cc -O0 prints the reference's output: its -O2 build differs "
+                     "(a compiler bug, or undefined behaviour s2s introduced)")
+S2S_OUTPUT = "s2s's output built with cc -O0 differs too: s2s transformed the program wrongly"
 
 
 @dataclass(frozen=True)
@@ -50,10 +56,11 @@ class Outcome:
     optimized: int = 0  # SCoPs of the kernel that s2s rescheduled (main's fill loops not counted)
     threads: int | None = None  # the thread count that failed (OpenMP)
     report: list[str] = field(default_factory=list)
+    culprit: str = ""  # for a mismatch: which of the compilers is wrong, as far as _culprit can tell
 
     @property
     def failed(self) -> bool:
-        return self.status not in (OK, INVALID)
+        return self.status not in (OK, INVALID, CC_MISMATCH)
 
 
 def s2s_cc_path() -> str:
@@ -83,7 +90,7 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
         return Outcome(INVALID, "the reference does not build: " + _first_line(r.stderr))
     cc_env = _clean_env()
     cc_env.update(env)
-    cc_env.update(S2S_MODE="pluto", S2S_REPORT="1")
+    cc_env.update(S2S_MODE="pluto", S2S_REPORT="1", S2S_KEEP=str(workdir / "kept"))
     command = [options.s2s_cc or s2s_cc_path(), options.cc, "-O2", *CFLAGS]
     if options.target == "openmp":
         command.append("-fopenmp")
@@ -117,9 +124,38 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
             return outcome
         if got.stdout != expected.stdout:
             outcome.status, outcome.detail = MISMATCH, first_difference(expected.stdout, got.stdout)
+            outcome.culprit = _culprit(src, workdir, args, expected.stdout, options, run_env)
+            if outcome.culprit == CC_ALONE:
+                outcome.status = CC_MISMATCH
             return outcome
     outcome.threads = None
     return outcome
+
+
+def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options: RunOptions,
+             run_env: dict[str, str]) -> str:
+    """Tell an s2s bug from a compiler bug: the original built with the same -O2 flags and no s2s,
+    and s2s's output (kept by s2s-cc) built with -O0."""
+    omp = ["-fopenmp"] if options.target == "openmp" else []
+    plain = workdir / "plain"
+    b = subprocess.run([options.cc, "-O2", *CFLAGS, *omp, str(src), "-o", str(plain), "-lm"], capture_output=True,
+                       timeout=options.build_timeout)
+    if b.returncode == 0:
+        r = _run([str(plain), *args], run_env, options.run_timeout)
+        if r is not None and r.stdout != expected:
+            return CC_ALONE
+    kept = sorted((workdir / "kept").glob("*.s2s.c"))
+    if not kept:
+        return ""
+    generated = workdir / "generated_O0"
+    b = subprocess.run([options.cc, "-O0", *CFLAGS, *omp, str(kept[0]), "-o", str(generated), "-lm"],
+                       capture_output=True, timeout=options.build_timeout)
+    if b.returncode:
+        return ""
+    r = _run([str(generated), *args], run_env, options.run_timeout)
+    if r is None:
+        return ""
+    return ONLY_OPTIMIZED_CC if r.stdout == expected else S2S_OUTPUT
 
 
 def _reordered(report_line: str) -> bool:
