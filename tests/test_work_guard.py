@@ -105,7 +105,7 @@ def test_a_matrix_multiply_below_the_kernel_threshold_stays_loops(tmp_path, monk
                    "void kernel(void) {\n  int i, j, k;\n  for (i = 0; i < N; i++)\n    for (k = 0; k < M; k++)\n"
                    "      for (j = 0; j < N; j++)\n        C[i][j] += A[i][k] * B[k][j];\n}\n")
     # (along the rows of C, as gcc vectorizes well; in the order i-j-k the kernel is used at any size)
-    for kernel, expected in (("12001", False), ("12000", True)):
+    for kernel, expected in (("12001", False), ("12000", True)):   # (below: the user's loops)
         monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,kernel={kernel}")
         line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
         assert ("register-blocked" in line) is expected, line

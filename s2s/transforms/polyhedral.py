@@ -118,6 +118,10 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
         schedule, note = _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
         return Choice(schedule, note, scheduler_failed=True), ()
+    if any(_kernel_below_threshold(scop, st, options) for st in scop.statements):
+        # (tiled loops ran slower than gcc on the user's i-k-j at such sizes: syrk at SMALL 0.67x)
+        return Choice(None, f"original code kept: a matrix multiply along rows with fewer than "
+                            f"{short_count(options.thresholds.kernel)} multiply-adds"), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
@@ -205,6 +209,13 @@ def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOpti
     if stmt.iterators[-1] != pattern.j:
         return True
     return not set_work([stmt.domain], scop.context).below(options.thresholds.kernel)
+
+
+def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:
+    if options.matmul is None:
+        return False
+    pattern = match_matmul(scop, stmt)
+    return pattern is not None and not _kernel_pays(scop, stmt, pattern, options)
 
 
 def _not_worth_regenerating(scop: Scop, sched: PlutoSchedule, scheduler: PlutoScheduler,

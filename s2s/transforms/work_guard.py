@@ -7,7 +7,7 @@ it is a C expression in the parameters (per statement, the product of its loops'
 bound for triangles) that the generated code tests before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
-variable ``S2S_WORK_THRESHOLDS`` (``optimize=3e4,parallel=5e4,kernel=1e6``) for a user or a tuner.
+variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6``) for a user or a tuner.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class WorkThresholds:
     those a parallel region must carry, all threads together (starting and joining the threads,
     and on a busy machine waiting for one that was descheduled)."""
 
-    optimize: int = 30_000
+    optimize: int = 10_000
     parallel: int = 50_000
     kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement whose user's loops
                               # already run along rows, for a register-blocked kernel with packed
