@@ -180,7 +180,7 @@ def _differential(count: int, seed: int, target: str, tmp_path: Path):
     assert not unexplained, "\n".join(f"seed {f.seed}: {f.outcome.status}: {f.outcome.detail} ({f.saved})"
                                       for f in unexplained)
     assert summary.counts.get("invalid", 0) == 0
-    assert summary.optimized >= count // 2  # the programs must exercise the optimizer, not slip past it
+    assert summary.optimized >= count // 3  # the programs must exercise the optimizer, not slip past it
     return summary
 
 
