@@ -175,10 +175,9 @@ def test_cli_fuzz_saves_and_summarizes_failures(tmp_path, capsys):
 # ---- the real optimizer ---------------------------------------------------------------------------------------
 def _differential(count: int, seed: int, target: str, tmp_path: Path):
     summary = run_fuzz(count, seed, RunOptions(target=target), jobs=2, keep=tmp_path / "keep")
-    known = [f for f in summary.failures if f.views and f.outcome.status == MISMATCH]
-    unexplained = [f for f in summary.failures if f not in known]
-    assert not unexplained, "\n".join(f"seed {f.seed}: {f.outcome.status}: {f.outcome.detail} ({f.saved})"
-                                      for f in unexplained)
+    # Pointer views of one buffer included: the run-time overlap check covers them since 1093a2e.
+    assert not summary.failures, "\n".join(f"seed {f.seed}: {f.outcome.status}: {f.outcome.detail} ({f.saved})"
+                                           for f in summary.failures)
     assert summary.counts.get("invalid", 0) == 0
     assert summary.optimized >= count // 3  # the programs must exercise the optimizer, not slip past it
     return summary
