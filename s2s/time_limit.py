@@ -101,8 +101,12 @@ def _run_in_child(fn: Callable[[], object], seconds: float):
 @contextmanager
 def isl_operation_limit(operations: int) -> Iterator[None]:
     """isl calls inside raise ``isl.Error`` once they have done ``operations`` elementary steps
-    between them (isl's own counter; the limit is lifted on the way out)."""
+    between them (isl's own counter; the limit is lifted on the way out). Inside another such
+    limit, that one stays in force (isl has one counter)."""
     ctx = isl.DEFAULT_CONTEXT
+    if ctx.get_max_operations():
+        yield
+        return
     ctx.reset_operations()
     ctx.set_max_operations(operations)
     try:

@@ -8,14 +8,14 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Array, Binary, Expr, IfElse, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type
+from s2s.ir import SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type, walk
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from s2s.transforms.polyhedral import Choice
 from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
-from s2s.transforms.verify_parallel import demote_unproven_maps
+from s2s.transforms.verify_parallel import demote_unproven_maps, probe_scops
 from s2s.transforms.work_guard import allocated_only_with, sequential_small_regions, short_count
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
@@ -75,14 +75,16 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             new, private = parallel_over_private_copies(
                 probe, new, {a.name for a in expansion.containers if isinstance(a, Array)})
             note += "".join(f"; {p}" for p in private)
-        new, demoted = demote_unproven_maps(probe, new)
+        # (the analyses read Maps as loops: demoting parallel loops leaves these SCoPs as they are)
+        probed = probe_scops(probe, new) if any(isinstance(n, Map) for n in walk(new)) else None
+        new, demoted = demote_unproven_maps(probe, new, probed)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
         new, buffers, packed = pack_invariant_rights_once(new, probe.container_map)
         containers.extend(buffers)
         note += "".join(f"; {p}" for p in packed)
         # (after the packing is hoisted: a region versioned on its work has the kernel twice)
-        new, small = sequential_small_regions(probe, new, choice.min_region_work)
+        new, small = sequential_small_regions(probe, new, choice.min_region_work, None if packed else probed)
         note += "".join(f"; {s}" for s in small)
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"

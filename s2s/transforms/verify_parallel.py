@@ -56,12 +56,13 @@ def _reference(block: Block, containers) -> ControlNode:
     return reference_loops(nodes[0], containers, block.origin) if len(nodes) == 1 else block
 
 
-def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
+def proven_parallel(sdfg: SDFG, seq: Sequence, scops: list[Scop] | None = None) -> set[str]:
     """Ids of the loops of ``seq`` (generated code, in ``sdfg``'s containers) proven parallel: a
-    loop that carries no conflict but on arrays it copies per iteration, which may be so copied."""
+    loop that carries no conflict but on arrays it copies per iteration, which may be so copied.
+    ``scops``: ``probe_scops(sdfg, seq)`` where the caller has them."""
     maps = {n.id: n for n in walk(seq) if isinstance(n, Map)}
     proven: set[str] = set()
-    for scop in probe_scops(sdfg, seq):
+    for scop in probe_scops(sdfg, seq) if scops is None else scops:
         for loop in scop.loops:
             m = maps.get(loop.node.id)
             if m is None:
@@ -80,7 +81,7 @@ def proven_parallel(sdfg: SDFG, seq: Sequence) -> set[str]:
     return proven
 
 
-def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]]:
+def demote_unproven_maps(sdfg: SDFG, seq: Sequence, scops: list[Scop] | None = None) -> tuple[Sequence, list[str]]:
     """``seq`` with every parallel or SIMD Map that is not proven parallel turned into a plain
     loop (and every parallel Map inside another, which would run sequentially anyway, and every
     matrix-multiply library node in one runs on the thread that calls it); also returns the ids
@@ -88,7 +89,7 @@ def demote_unproven_maps(sdfg: SDFG, seq: Sequence) -> tuple[Sequence, list[str]
     maps = [n for n in walk(seq) if isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL]
     if not maps:
         return seq, []
-    proven = proven_parallel(sdfg, seq)
+    proven = proven_parallel(sdfg, seq, scops)
     unproven = [m.id for m in maps if m.id not in proven]
     demoted = set(unproven)
     inner_blocks: set[str] = set()

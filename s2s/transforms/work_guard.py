@@ -18,10 +18,12 @@ from dataclasses import dataclass, fields, replace
 import islpy as isl
 
 from s2s.ir import Binary, Cast, Const, Expr, Ternary
+from s2s.time_limit import isl_operation_limit
 
 # Above this many points in its bounding box a set is not counted point by point (isl's count
 # takes about 30 ns a point): its box, which bounds it, is used.
 EXACT_COUNT_LIMIT = 4_000_000
+COUNT_OPERATIONS = 300_000  # isl's elementary steps for one count
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,16 @@ def count_points(s: isl.Set) -> tuple[int, bool] | None:
 
 
 def set_work(sets: list[isl.Set], context: isl.Set) -> Work:
-    """The points of ``sets`` (with the same parameters), together."""
+    """The points of ``sets`` (with the same parameters), together; unknown where isl would
+    take long to tell (bounds of generated code's tiled domains can take minutes)."""
+    try:
+        with isl_operation_limit(COUNT_OPERATIONS):
+            return _set_work(sets, context)
+    except isl.Error:
+        return Work()
+
+
+def _set_work(sets: list[isl.Set], context: isl.Set) -> Work:
     if all(s.dim(isl.dim_type.param) == 0 or _params_unused(s) for s in sets):
         total, exact = 0, True
         for s in sets:
@@ -187,12 +198,13 @@ def allocated_only_with(expansion, cond: Expr):
 
 # --- parallel regions: each must carry enough work ---------------------------------------------------
 
-def sequential_small_regions(sdfg, seq, threshold: int):
+def sequential_small_regions(sdfg, seq, threshold: int, scops=None):
     """``seq`` (generated code, in ``sdfg``'s containers) with every parallel loop whose region
     carries less than ``threshold`` statement instances, all threads together, run as a plain
     loop, and every matrix-multiply node with fewer multiply-adds run on the calling thread; where
     that work is known only at run time, the parallel loop is versioned on it. Also returns notes
-    on what was so changed, for the report."""
+    on what was so changed, for the report. ``scops``: ``probe_scops(sdfg, seq)`` where the caller
+    has them (reading generated code can take seconds)."""
     from s2s.ir import Block, IfElse, Map, MatMul, Schedule, Sequence, walk
     from s2s.ir.rewrite import map_sequences, with_id_suffix
     from s2s.transforms.verify_parallel import _as_loop, _one_thread, probe_scops
@@ -209,7 +221,7 @@ def sequential_small_regions(sdfg, seq, threshold: int):
     if not maps and not kernels:
         return seq, []
     try:
-        scops = probe_scops(sdfg, seq)
+        scops = probe_scops(sdfg, seq) if scops is None else scops
     except Exception:   # (the cross-check's own reading failed: nothing is known of the work)
         return seq, []
     works: dict[str, Work] = {}
@@ -255,20 +267,25 @@ def _region_work(scop, loop) -> Work:
     if not inside:
         return Work()
     try:
-        if all(st.domain.dim(isl.dim_type.param) == 0 or _params_unused(st.domain) for st, _ in inside):
-            total, executions, exact = 0, 1, True
-            for st, depth in inside:
-                dom = st.domain.project_out(isl.dim_type.param, 0, st.domain.dim(isl.dim_type.param))
-                n = count_points(dom)
-                outer = count_points(dom.project_out(isl.dim_type.set, depth, dom.dim(isl.dim_type.set) - depth))
-                if n is None or outer is None:
-                    return Work()
-                total += n[0]
-                executions = max(executions, outer[0])
-                exact = exact and n[1] and outer[1]
-            return Work(count=total // max(executions, 1), exact=exact)
-        # (the loops around as parameters, then eliminated: a bound over all their values)
-        sets = [st.domain.project_out(isl.dim_type.set, 0, depth) for st, depth in inside]
-        return set_work(sets, scop.context)
+        with isl_operation_limit(COUNT_OPERATIONS):
+            return _instances_per_execution(scop, inside)
     except isl.Error:
         return Work()
+
+
+def _instances_per_execution(scop, inside) -> Work:
+    if all(st.domain.dim(isl.dim_type.param) == 0 or _params_unused(st.domain) for st, _ in inside):
+        total, executions, exact = 0, 1, True
+        for st, depth in inside:
+            dom = st.domain.project_out(isl.dim_type.param, 0, st.domain.dim(isl.dim_type.param))
+            n = count_points(dom)
+            outer = count_points(dom.project_out(isl.dim_type.set, depth, dom.dim(isl.dim_type.set) - depth))
+            if n is None or outer is None:
+                return Work()
+            total += n[0]
+            executions = max(executions, outer[0])
+            exact = exact and n[1] and outer[1]
+        return Work(count=total // max(executions, 1), exact=exact)
+    # (the loops around as parameters, then eliminated: a bound over all their values)
+    sets = [st.domain.project_out(isl.dim_type.set, 0, depth) for st, depth in inside]
+    return set_work(sets, scop.context)
