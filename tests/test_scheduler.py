@@ -365,9 +365,10 @@ def test_bands_whose_reuse_fits_in_cache_untiled_are_not_tiled():
     assert line.count("untiled: its inner loops touch") == 2 and "tiles " not in line
     omp = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in omp.report if "kernel_gemver" in ln)
-    assert "tiles 512x64; untiled: its inner loops touch 31 KiB" in line
+    # (the tile sizes follow this machine's caches)
+    assert re.search(r"tiles \d+x\d+; untiled: its inner loops touch 31 KiB", line), line
     kernel = omp.source[omp.source.index("kernel_gemver("):]
-    assert "#pragma omp parallel for private(j)\n      for (int i = 0; i < 2000; i++) {" in kernel
+    assert "#pragma omp parallel for private(j) if(s2s_cores_free())\n      for (int i = 0; i < 2000; i++) {" in kernel
 
 
 def test_a_flat_parallel_loop_inside_a_sequential_one_is_no_reason_to_regenerate():

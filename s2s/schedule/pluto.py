@@ -476,7 +476,10 @@ class PlutoScheduler:
             k = end
 
     def original_order(self) -> PlutoSchedule:
-        """The SCoP's own order as a schedule (no band: nothing tiled), with its parallel loops."""
+        """The SCoP's own order as a schedule (no band: nothing tiled), with its parallel loops.
+        It has a budget of its own: it is asked for after the search, which may have spent most
+        of the first."""
+        self.deadline = time.perf_counter() + self.budget_s
         result = PlutoSchedule(self._original_rows(), log=["original order"])
         self._mark_parallel(result.rows)
         return result
