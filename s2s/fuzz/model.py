@@ -17,6 +17,7 @@ array's ``kind``:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Union
 
 INT_TYPES = ("int", "unsigned")
@@ -190,6 +191,17 @@ class Loop:
 
 
 Node = Union[Loop, If, Stmt, ScalarDecl]
+
+
+def walk_nodes(body: tuple[Node, ...]) -> Iterator[Node]:
+    """Every node of ``body`` and of the loops and branches in it, outer ones first."""
+    for n in body:
+        yield n
+        if isinstance(n, Loop):
+            yield from walk_nodes(n.body)
+        elif isinstance(n, If):
+            yield from walk_nodes(n.then)
+            yield from walk_nodes(n.orelse)
 
 
 # ---- arrays and the program --------------------------------------------------------------------------------

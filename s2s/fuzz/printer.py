@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from s2s.fuzz.model import (
     FLOAT_TYPES, INT_MASK, Access, Array, BinOp, Const, Expr, If, Loop, LoopVar, Node, Program, ScalarDecl,
-    ScalarRef, Stmt,
+    ScalarRef, Stmt, walk_nodes,
 )
 
 HEADER_TAG = "s2s-fuzz:"
@@ -115,18 +115,7 @@ def to_c(program: Program, header: str = "") -> str:
 
 def _scalar_types(program: Program) -> dict[str, str]:
     types = {s.name: s.ctype for s in program.scalars}
-
-    def walk(nodes) -> None:
-        for n in nodes:
-            if isinstance(n, ScalarDecl):
-                types[n.name] = n.ctype
-            elif isinstance(n, Loop):
-                walk(n.body)
-            elif isinstance(n, If):
-                walk(n.then)
-                walk(n.orelse)
-
-    walk(program.body)
+    types.update((n.name, n.ctype) for n in walk_nodes(program.body) if isinstance(n, ScalarDecl))
     return types
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from s2s.fuzz.model import (
     Access, BinOp, BuildConfig, Const, Expr, If, Loop, LoopVar, Node, Poly, Program, ScalarDecl, ScalarRef, Stmt,
-    const,
+    const, walk_nodes,
 )
 from s2s.fuzz.printer import to_c
 from s2s.fuzz.sizing import TooBig, finalize
@@ -52,17 +52,7 @@ def shrink(program: Program, still_fails: Callable[[Program], bool], max_checks:
 
 def size(program: Program) -> int:
     """Nodes in the kernel: what shrinking reduces."""
-    def count(nodes) -> int:
-        total = 0
-        for n in nodes:
-            total += 1
-            if isinstance(n, Loop):
-                total += count(n.body)
-            elif isinstance(n, If):
-                total += count(n.then) + count(n.orelse)
-        return total
-
-    return count(program.body)
+    return sum(1 for _ in walk_nodes(program.body))
 
 
 def edits(p: Program) -> Iterator[Program]:
@@ -170,18 +160,10 @@ def _drop_unused_scalars(p: Program) -> Program:
             expr(e.left)
             expr(e.right)
 
-    def walk(nodes) -> None:
-        for n in nodes:
-            if isinstance(n, Stmt):
-                expr(n.target)
-                expr(n.expr)
-            elif isinstance(n, Loop):
-                walk(n.body)
-            elif isinstance(n, If):
-                walk(n.then)
-                walk(n.orelse)
-
-    walk(p.body)
+    for n in walk_nodes(p.body):
+        if isinstance(n, Stmt):
+            expr(n.target)
+            expr(n.expr)
 
     def prune(nodes) -> tuple[Node, ...]:
         out = []
