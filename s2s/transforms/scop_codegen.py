@@ -8,7 +8,9 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.ir import SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Sequence, SourceSpan, Storage, scalar_type, walk
+from s2s.ir import (
+    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, scalar_type, walk,
+)
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
@@ -76,7 +78,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 probe, new, {a.name for a in expansion.containers if isinstance(a, Array)})
             note += "".join(f"; {p}" for p in private)
         # (the analyses read Maps as loops: demoting parallel loops leaves these SCoPs as they are)
-        probed = probe_scops(probe, new) if any(isinstance(n, Map) for n in walk(new)) else None
+        probed = probe_scops(probe, new) if any(isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL
+                                                for n in walk(new)) else None
         new, demoted = demote_unproven_maps(probe, new, probed)
         if demoted:
             note += f"; {len(demoted)} loop(s) not proven parallel kept sequential"
