@@ -179,7 +179,13 @@ def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
 
     def last(sink: isl.UnionMap, source: isl.UnionMap) -> isl.UnionMap:
         info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source).set_schedule_map(sched)
-        return info.compute_flow().get_must_dependence()
+        try:
+            return info.compute_flow().get_must_dependence()
+        except isl.Error:
+            # isl's dataflow analysis rejects some domains ("affine expression involves some of
+            # the domain dimensions"); every earlier access of the element is a superset of the
+            # last one, which only makes the cost function count more reuse
+            return source.apply_range(sink.reverse()).intersect(sched.lex_lt_union_map(sched))
 
     value_based = deps.flow.union(last(writes, reads)).union(last(writes, writes))
     by_pair = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)): m

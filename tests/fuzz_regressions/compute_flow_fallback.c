@@ -1,6 +1,5 @@
 /* s2s-fuzz: seed=6017 target=c tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0 args=1,1,1 */
-/* s2s-fuzz-xfail: s2s-cc falls back: isl_union_access_info_compute_flow fails in s2s/schedule/pluto.py reuse_dependences */
-/* (affine expression involves some of the domain dimensions); a scalar reset and read in a loop nest, 23*j strides. */
+/* Once an s2s-cc fallback: isl_union_access_info_compute_flow failed in reuse_dependences (affine expression involves some of the domain dimensions); a scalar reset and read in a loop nest, 23*j strides. */
 #include <stdio.h>
 #include <stdlib.h>
 
