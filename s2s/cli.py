@@ -1,6 +1,6 @@
 """The ``s2s`` command. Subcommands live in ``COMMANDS`` (name -> ``Command``); adding one is one entry.
 
-    s2s opt in.c -o out.c [--emit-ir out.json] [-D.. -U.. -I.. -include .. -std=..] [--mode identity]
+    s2s opt in.c -o out.c [--emit-ir out.json] [-D.. -U.. -I.. -include .. -std=..] [--mode pluto]
     s2s bench ...          (all arguments go to polybench.harness.cli.main)
     s2s cc ...             (the same as s2s-cc ...)
     s2s machine [--refresh] [--quick] [--json]
@@ -54,8 +54,8 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
         p.add_argument(flag, action=_CppArg, dest="cpp_args", metavar="ARG", help=argparse.SUPPRESS)
     p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
-    p.add_argument("--mode", choices=MODES, default="identity",
-                   help="identity (default), isl, pluto (the optimizer), off; as --s2s-mode")
+    p.add_argument("--mode", choices=MODES, default="pluto",
+                   help="pluto (the optimizer, default), isl, identity, off; as --s2s-mode")
     p.add_argument("--target", choices=TARGETS, default="c", help="c (default) or openmp, as --s2s-target")
     p.add_argument("--fuse", default="smart", choices=("smart", "max", "no"),
                    help="the scheduler's fusion policy, as --s2s-fuse (default: smart)")

@@ -56,7 +56,7 @@ def test_golden_text_of_a_regenerated_nest(tmp_path):
 def test_splice_keeps_every_byte_outside_regions(tmp_path):
     path = tmp_path / "g.c"
     path.write_text(SOURCE)
-    result = optimize_c_file(path, [], PipelineOptions())
+    result = optimize_c_file(path, [], PipelineOptions(mode="identity"))
     assert result.changed and len(result.report) == 2
     out = result.source
     for kept in ("#include <stdio.h>\n", "#define N 16 /* size */\n", "// a comment that must survive\n",

@@ -266,7 +266,7 @@ def test_settings_flags_then_env_then_defaults():
     assert s.warnings == ()
     d = settings_mod.resolve([], {})
     assert (d.compiler, d.mode, d.target, d.report, d.keep_dir, d.timeout, d.disable) == (
-        ("cc",), "identity", "c", False, None, 60.0, False)
+        ("cc",), "pluto", "c", False, None, 60.0, False)
     assert settings_mod.resolve([], {"S2S_DISABLE": "1", "S2S_REPORT": "yes"}).disable
     assert settings_mod.resolve([("cc", "clang")], {"S2S_CC": "gcc"}, launcher=("tcc",)).compiler == ("tcc",)
     assert settings_mod.resolve([("cc", "clang")], {"S2S_CC": "gcc"}).compiler == ("clang",)
@@ -277,10 +277,10 @@ def test_settings_flags_then_env_then_defaults():
 def test_settings_bad_values_warn_and_use_defaults():
     s = settings_mod.resolve([("mode", "fast"), ("bogus", None)],
                              {"S2S_TIMEOUT": "soon", "S2S_REPORT": "maybe", "S2S_INJECT_FAULT": "x"})
-    assert (s.mode, s.timeout, s.report, s.inject_fault) == ("identity", 60.0, False, None)
+    assert (s.mode, s.timeout, s.report, s.inject_fault) == ("pluto", 60.0, False, None)
     assert len(s.warnings) == 5 and all("s2s" in w.lower() for w in s.warnings)
     opts = settings_mod.resolve([("target", "openmp")], {}).pipeline_options()
-    assert (opts.mode, opts.target, opts.compiler) == ("identity", "openmp", "cc")
+    assert (opts.mode, opts.target, opts.compiler) == ("pluto", "openmp", "cc")
 
 
 def test_time_limit_main_thread_and_worker_thread():

@@ -23,7 +23,7 @@ class PipelineOptions:
     # (no transformation); "isl": rebuild every SCoP through the polyhedral model and isl's code
     # generator with its original schedule; "pluto": a Pluto-style schedule per SCoP (fusion, skewing,
     # tiling, parallel and SIMD loops), checked for legality; "off": return the file unchanged.
-    mode: str = "identity"
+    mode: str = "pluto"
     target: str = "c"
     report: bool = False
     compiler: str = "cc"  # the real compiler, used for preprocessing

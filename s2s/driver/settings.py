@@ -5,7 +5,7 @@ flag                environment            meaning
 ==================  =====================  =========================================================
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
-``--s2s-mode=M``    ``S2S_MODE``           ``identity`` (default), ``isl``, ``pluto`` or ``off`` (pipeline.MODES)
+``--s2s-mode=M``    ``S2S_MODE``           ``pluto`` (default), ``isl``, ``identity`` or ``off`` (pipeline.MODES)
 ``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
 ``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
 ``--s2s-tile=L``    ``S2S_TILE``           tile sizes, outermost first, e.g. ``32,32,64`` (the last repeats)
@@ -52,7 +52,7 @@ class DriverSettings:
     """Everything ``s2s-cc`` needs to know besides the compiler command line."""
 
     compiler: tuple[str, ...] = ("cc",)  # the real compiler command (a launcher chain is several words)
-    mode: str = "identity"
+    mode: str = "pluto"
     target: str = "c"
     target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
     fuse: str = "smart"
@@ -186,7 +186,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         fault = None
     return DriverSettings(
         compiler=compiler,
-        mode=choice("mode", MODES, "identity"),
+        mode=choice("mode", MODES, "pluto"),
         target=choice("target", TARGETS, "c"),
         target_given=bool(raw("target")[0]),
         fuse=choice("fuse", FUSIONS, "smart"),
