@@ -127,8 +127,11 @@ def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target)
     line = _kernel_line(result)
     assert "optimized" in line and "run only where its work reaches 2.0e5 statement instances" in line
     kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
-    guard = re.search(r"if \((\(double\).*?>= 200000\.0)", kernel)
+    # (told to the compiler as the likely branch: a long && chain would make it compile the
+    # optimized version as cold code, unvectorized)
+    guard = re.search(r"if \(S2S_LIKELY\((\(double\).*?>= 200000\.0)", kernel)
     assert guard, kernel
+    assert "#define S2S_LIKELY(c) __builtin_expect(!!(c), 1)" in result.source
     # the other branch is the user's loops
     assert "} else {\n      for (i = 0; i < n; i++) {\n        for (j = 0; j < n; j++) {\n" \
            "          for (k = 0; k < m; k++) {\n            C[i][j] += A[i][k] * B[j][k];" in kernel

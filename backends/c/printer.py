@@ -94,7 +94,11 @@ class CPrinter:
     def print_IfElse(self, node: IfElse, level: int) -> list[str]:
         if ROWS_APART in ex.calls(node.cond):
             self.helpers[ROWS_APART] = _ROWS_APART_DEFINITION
-        out = self.body(f"if ({self.expr(node.cond)})", node.then, level)
+        cond = self.expr(node.cond)
+        if node.likely:
+            self.helpers[LIKELY] = _LIKELY_DEFINITION
+            cond = f"{LIKELY}({cond})"
+        out = self.body(f"if ({cond})", node.then, level)
         if node.other is not None:
             rest = self.body("else", node.other, level)
             out[-1] += " " + rest[0].strip()
@@ -202,6 +206,18 @@ static int {ROWS_APART}(const void *const *rows, long first, long last, long lo,
       return 0;
   return 1;
 }}
+"""
+
+
+LIKELY = "S2S_LIKELY"
+_LIKELY_DEFINITION = f"""
+#ifndef {LIKELY}
+#if defined(__GNUC__)
+#define {LIKELY}(c) __builtin_expect(!!(c), 1)
+#else
+#define {LIKELY}(c) (c)
+#endif
+#endif
 """
 
 

@@ -109,6 +109,10 @@ class IfElse:
     then: Sequence
     other: Sequence | None = None
     origin: SourceSpan | None = field(default=None, compare=False)
+    # the then-branch is the one expected to run (a version test: arrays apart, work enough); the C
+    # back end tells the compiler so, which would otherwise judge a long && chain unlikely and
+    # compile the optimized version as cold code
+    likely: bool = False
 
 
 @dataclass(frozen=True)

@@ -392,7 +392,9 @@ def counting_source(text: str, path: str, regions: list[Region], env_of, params_
         plan.params[r.index] = params
         mark = len(plan.counters), len(plan.byte_counters)
         try:
-            body = with_mixin(CountingMixin, r.printer)(r.sdfg, env_of(r), plan, r.index).statement(r.node)
+            counting = with_mixin(CountingMixin, r.printer)(r.sdfg, env_of(r), plan, r.index)
+            body = counting.statement(r.node)
+            helpers.append(counting.helpers)
         except (TypeError, ValueError, KeyError) as exc:
             del plan.counters[mark[0]:]
             del plan.byte_counters[mark[1]:]

@@ -102,7 +102,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
-                                                            original),))
+                                                            original, likely=True),))
         if expansion is not None:
             new = dataclasses.replace(new, children=expansion.allocations + new.children + expansion.releases)
         if scop.parent.id == sdfg.body.id:

@@ -243,7 +243,7 @@ def sequential_small_regions(sdfg, seq, threshold: int, scops=None):
             elif isinstance(c, Map) and c.id in versioned:
                 plain = with_id_suffix(_as_loop(c), "_seq")
                 c = IfElse(f"C.work.{c.id}", versioned[c.id], Sequence(f"S.par.{c.id}", (c,)),
-                           Sequence(f"S.seq.{c.id}", (plain,)))
+                           Sequence(f"S.seq.{c.id}", (plain,)), likely=True)
             elif isinstance(c, Block) and c.id in small_blocks:
                 c = _one_thread(c)
             children.append(c)
