@@ -15,6 +15,7 @@ import pytest
 
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from s2s.transforms.work_guard import WorkThresholds, count_points, set_work, work_thresholds
+from s2s.ir import ExprPrinter
 from tests.c_build import REAL_CC
 
 SUITE = __import__("pathlib").Path(__file__).resolve().parents[1] / "polybench" / "suite"
@@ -30,6 +31,12 @@ def test_thresholds_are_settings(monkeypatch):
     assert work_thresholds() == WorkThresholds(parallel=123)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "nonsense")
     assert work_thresholds() == WorkThresholds()
+
+
+def test_a_tile_loop_counts_one_value_per_stride():
+    ctx = isl.Set("[n] -> { : }")
+    tiles = set_work([isl.Set("[n] -> { S[c] : exists e : c = 512e and 0 <= c < n }")], ctx)
+    assert "/ 512" in ExprPrinter()(tiles.expr), tiles.expr   # (n + 511) / 512, not n
 
 
 def test_counts_exactly_when_known_and_bounds_at_run_time():
@@ -113,6 +120,13 @@ def test_a_matrix_multiply_below_the_kernel_threshold_stays_loops(tmp_path, monk
         "for (j = 0; j < N; j++)", "for (k = 0; k < M; k++)").replace("@", "for (j = 0; j < N; j++)"))
     line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
     assert "register-blocked" in line, line
+    # i-k-j again, but the right factor read down a column (syr2k's A[j][k]): the kernel at any size
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,kernel=1e9")
+    src.write_text("#define N 20\n#define M 30\ndouble A[N][M], B[N][M], C[N][N];\n"
+                   "void kernel(void) {\n  int i, j, k;\n  for (i = 0; i < N; i++)\n    for (k = 0; k < M; k++)\n"
+                   "      for (j = 0; j < N; j++)\n        C[i][j] += A[i][k] * B[j][k];\n}\n")
+    line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
+    assert "register-blocked" in line, line
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
@@ -186,3 +200,51 @@ def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_wo
             outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
                                        env={"OMP_NUM_THREADS": "2"}).stderr)
         assert outs[0] == outs[1], dataset
+
+
+GEMM_ALONG_ROWS = textwrap.dedent("""\
+    #include <stdio.h>
+    #include <stdlib.h>
+    static void kernel(int n, double A[n][n], double B[n][n], double C[n][n]) {
+      int i, j, k;
+      for (i = 0; i < n; i++)
+        for (k = 0; k < n; k++)
+          for (j = 0; j < n; j++)
+            C[i][j] += A[i][k] * B[k][j];
+    }
+    int main(int argc, char **argv) {
+      int n = argc > 1 ? atoi(argv[1]) : 10;
+      double (*A)[n] = malloc(sizeof(double) * n * n), (*B)[n] = malloc(sizeof(double) * n * n);
+      double (*C)[n] = malloc(sizeof(double) * n * n);
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) { A[i][j] = (i * j % 7) / 7.0; B[i][j] = (i + j % 5) / 5.0; C[i][j] = i - j; }
+      kernel(n, A, B, C);
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) s += C[i][j] * (i % 3 + 1);
+      printf("%.17g\\n", s);
+      return 0;
+    }
+    """)
+
+
+def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeypatch):
+    # a matrix multiply along rows with run-time sizes: the kernel only from `kernel` multiply-adds
+    # (SCoP work, else the user's loops), and on all cores only from `parallel_kernel` (else one)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=5000,parallel_kernel=100000")
+    src = tmp_path / "k.c"
+    src.write_text(GEMM_ALONG_ROWS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = _kernel_line(result)
+    assert "register-blocked" in line and "run only where its work reaches 5.0e3 statement instances" in line
+    kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
+    assert re.search(r"if \(S2S_LIKELY\(\(double\).*?>= 5000\.0", kernel), kernel
+    parallel = re.search(r"if \(S2S_LIKELY\(\(double\)[^\n]*>= 100000\.0\)\) \{\n(.*?)\n *\} else \{\n(.*)", kernel, re.S)
+    assert parallel, kernel
+    assert "#pragma omp parallel" in parallel.group(1) and "#pragma omp parallel" not in parallel.group(2)
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    for n in ("10", "30", "60"):   # 1e3: loops; 2.7e4: the kernel on one thread; 2.2e5: on all cores
+        want = _build_and_run(tmp_path, "ref", GEMM_ALONG_ROWS.replace(": 10;", f": {n};"), [])
+        got = _build_and_run(gen, "opt", result.source.replace(": 10;", f": {n};"), ["-fopenmp"])
+        assert got == want, n

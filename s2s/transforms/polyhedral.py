@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from s2s.ir import expr as ex
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import check, is_legal
@@ -65,8 +66,10 @@ class Choice:
                                       # private copies of the expanded arrays)
     work: Work = Work()               # the SCoP's statement instances
     min_work: int = 0                 # what ``schedule``'s code needs to pay for itself (run-time
-                                      # guard when ``work`` is known only then)
+                                      # guard when ``work`` is known only then; a register-blocked
+                                      # kernel may ask for more than the optimize threshold)
     min_region_work: int = 0          # what one of its parallel regions needs
+    min_kernel_region_work: int = 0   # what a parallel register-blocked kernel needs
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -83,8 +86,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     if work.below(threshold):
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
-    return dataclasses.replace(_with_or_without_expansion(scop, options), parallel=options.parallel, work=work,
-                               min_work=threshold, min_region_work=options.thresholds.parallel)
+    choice = _with_or_without_expansion(scop, options)
+    return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
+                               min_region_work=options.thresholds.parallel,
+                               min_kernel_region_work=options.thresholds.parallel_kernel)
 
 
 def _with_or_without_expansion(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -161,7 +166,8 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
-                        f"{sched.seconds:.2f} s{plain}", ast=ast), kernels
+                        f"{sched.seconds:.2f} s{plain}", ast=ast,
+                  min_work=_kernel_min_work(scop, kernels, options)), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
@@ -203,12 +209,40 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
 
 def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOptions) -> bool:
     """Whether a register-blocked kernel pays for its panels: from ``options.thresholds.kernel``
-    multiply-adds where the user's innermost loop already runs along the rows of the result
-    (gemm's and syrk's i-k-j, which gcc vectorizes well: 60x70x80 ran at 0.65x of it); at any
-    size where it runs down a column or along k (2mm's i-j-k, doitgen's)."""
-    if stmt.iterators[-1] != pattern.j:
+    multiply-adds where the user's innermost loop already runs along the rows of the result and
+    of its right factors (gemm's i-k-j, which gcc vectorizes well); at any size where it runs
+    down a column or along k (2mm's i-j-k, doitgen's, syr2k's ``A[j][k]``)."""
+    if not _runs_along_rows(stmt, pattern):
         return True
     return not set_work([stmt.domain], scop.context).below(options.thresholds.kernel)
+
+
+def _runs_along_rows(stmt, pattern: MatMulPattern) -> bool:
+    """Whether the user's innermost loop is j and every right factor is read along a row in it
+    (j in its last subscript only)."""
+    if stmt.iterators[-1] != pattern.j:
+        return False
+    for right in pattern.rights:
+        for a in ex.walk(right):
+            if isinstance(a, ex.Access) and a.indices and (
+                    pattern.j not in ex.names(a.indices[-1])
+                    or any(pattern.j in ex.names(s) for s in a.indices[:-1])):
+                return False
+    return True
+
+
+def _kernel_min_work(scop: Scop, kernels, options: OptimizeOptions) -> int:
+    """The work the SCoP must do at run time for its kernels to pay: ``options.thresholds.kernel``
+    where a kernel replaces user's loops that already run along rows and its size is known only
+    at run time (at compile time ``_kernel_pays`` has decided), else 0."""
+    by_name = {s.name: s for s in scop.statements}
+    for name, _ in kernels:
+        stmt = by_name[name]
+        pattern = match_matmul(scop, stmt)
+        if pattern is not None and _runs_along_rows(stmt, pattern) and \
+                set_work([stmt.domain], scop.context).count is None:
+            return options.thresholds.kernel
+    return 0
 
 
 def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:

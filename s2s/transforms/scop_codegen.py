@@ -87,7 +87,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         containers.extend(buffers)
         note += "".join(f"; {p}" for p in packed)
         # (after the packing is hoisted: a region versioned on its work has the kernel twice)
-        new, small = sequential_small_regions(probe, new, choice.min_region_work, None if packed else probed)
+        new, small = sequential_small_regions(probe, new, choice.min_region_work, choice.min_kernel_region_work,
+                                              None if packed else probed)
         note += "".join(f"; {s}" for s in small)
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"

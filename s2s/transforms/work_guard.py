@@ -3,11 +3,13 @@ region of it) does, and the thresholds below which the user's loops run instead.
 
 Work is counted in statement instances. Where the parameters are known when compiling (PolyBench's
 sizes are #defines), the count is a number and the choice is made then, with no branch; otherwise
-it is a C expression in the parameters (per statement, the product of its loops' extents: an upper
-bound for triangles) that the generated code tests before the optimized version runs.
+it is a C expression in the parameters (per statement, the product of the number of values each
+loop index takes between its bounds: an upper bound for triangles) that the generated code tests
+before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
-variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6``) for a user or a tuner.
+variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,parallel_kernel=1e6``) for
+a user or a tuner.
 """
 from __future__ import annotations
 
@@ -38,11 +40,13 @@ class WorkThresholds:
     kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement whose user's loops
                               # already run along rows, for a register-blocked kernel with packed
                               # panels (below: loops, tiled or as written)
+    parallel_kernel: int = 1_000_000   # multiply-adds of a register-blocked kernel for it to run
+                                       # on all cores (each thread packs panels of its own)
 
     @staticmethod
     def none() -> "WorkThresholds":
         """No threshold: optimized code whatever the sizes."""
-        return WorkThresholds(optimize=0, parallel=0, kernel=0)
+        return WorkThresholds(optimize=0, parallel=0, kernel=0, parallel_kernel=0)
 
     @staticmethod
     def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":
@@ -134,10 +138,14 @@ def _set_work(sets: list[isl.Set], context: isl.Set) -> Work:
     expr: Expr | None = None
     for s in sets:
         term: Expr | None = None
+        # (the bounds of the pieces' hull: one expression where the pieces' own ones, of a tiled
+        # and unrolled domain, run to pages of C and to minutes of isl)
+        hull = s if s.n_basic_set() <= 1 else isl.Set.from_basic_set(s.simple_hull())
         for d in range(s.dim(isl.dim_type.set)):
             try:
-                lo, hi = s.dim_min(d), s.dim_max(d)
-                extent = hi.sub(lo).add_constant_val(isl.Val.one(s.get_ctx()))
+                lo, hi = hull.dim_min(d), hull.dim_max(d)
+                stride = s.get_stride(d)   # (a tile loop's index takes one value in `stride`)
+                extent = hi.sub(lo).scale_down_val(stride).floor().add_constant_val(isl.Val.one(s.get_ctx()))
                 factor = _ir(build.expr_from_pw_aff(extent.coalesce()))
             except isl.Error:
                 return Work()
@@ -198,18 +206,19 @@ def allocated_only_with(expansion, cond: Expr):
 
 # --- parallel regions: each must carry enough work ---------------------------------------------------
 
-def sequential_small_regions(sdfg, seq, threshold: int, scops=None):
+def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, scops=None):
     """``seq`` (generated code, in ``sdfg``'s containers) with every parallel loop whose region
     carries less than ``threshold`` statement instances, all threads together, run as a plain
-    loop, and every matrix-multiply node with fewer multiply-adds run on the calling thread; where
-    that work is known only at run time, the parallel loop is versioned on it. Also returns notes
-    on what was so changed, for the report. ``scops``: ``probe_scops(sdfg, seq)`` where the caller
-    has them (reading generated code can take seconds)."""
+    loop, and every matrix-multiply node with fewer multiply-adds than ``kernel_threshold`` run
+    on the calling thread; where that work is known only at run time, the parallel loop or the
+    node's block is versioned on it. Also returns notes on what was so changed, for the report.
+    ``scops``: ``probe_scops(sdfg, seq)`` where the caller has them (reading generated code can
+    take seconds)."""
     from s2s.ir import Block, IfElse, Map, MatMul, Schedule, Sequence, walk
     from s2s.ir.rewrite import map_sequences, with_id_suffix
     from s2s.transforms.verify_parallel import _as_loop, _one_thread, probe_scops
 
-    if threshold <= 0:
+    if threshold <= 0 and kernel_threshold <= 0:
         return seq, []
     maps = {n.id: n for n in walk(seq) if isinstance(n, Map) and n.schedule is Schedule.CPU_MULTICORE}
     kernels = {}
@@ -231,8 +240,10 @@ def sequential_small_regions(sdfg, seq, threshold: int, scops=None):
                 works[loop.node.id] = _region_work(scop, loop)
     small_maps = {i for i in maps if i in works and works[i].below(threshold)}
     versioned = {i: works[i].guard(threshold) for i in maps if i in works and works[i].guard(threshold) is not None}
-    small_blocks = {kernels[i] for i in kernels if i in works and works[i].below(threshold)}
-    if not (small_maps or versioned or small_blocks):
+    small_blocks = {kernels[i] for i in kernels if i in works and works[i].below(kernel_threshold)}
+    versioned_blocks = {kernels[i]: works[i].guard(kernel_threshold) for i in kernels
+                        if i in works and kernel_threshold > 0 and works[i].guard(kernel_threshold) is not None}
+    if not (small_maps or versioned or small_blocks or versioned_blocks):
         return seq, []
 
     def fn(s: Sequence) -> Sequence:
@@ -246,14 +257,17 @@ def sequential_small_regions(sdfg, seq, threshold: int, scops=None):
                            Sequence(f"S.seq.{c.id}", (plain,)), likely=True)
             elif isinstance(c, Block) and c.id in small_blocks:
                 c = _one_thread(c)
+            elif isinstance(c, Block) and c.id in versioned_blocks:
+                c = IfElse(f"C.work.{c.id}", versioned_blocks[c.id], Sequence(f"S.par.{c.id}", (c,)),
+                           Sequence(f"S.seq.{c.id}", (with_id_suffix(_one_thread(c), "_seq"),)), likely=True)
             children.append(c)
         return replace(s, children=tuple(children))
 
     notes = []
     if small_maps or small_blocks:
         notes.append(f"{len(small_maps) + len(small_blocks)} parallel region(s) run on one thread: too little work")
-    if versioned:
-        notes.append(f"{len(versioned)} parallel loop(s) versioned on their work")
+    if versioned or versioned_blocks:
+        notes.append(f"{len(versioned) + len(versioned_blocks)} parallel loop(s) versioned on their work")
     return map_sequences(seq, fn), notes
 
 
