@@ -113,15 +113,19 @@ def test_a_matrix_multiply_below_the_kernel_threshold_stays_loops(tmp_path, monk
                    "      for (j = 0; j < N; j++)\n        C[i][j] += A[i][k] * B[k][j];\n}\n")
     # (along the rows of C, as gcc vectorizes well; in the order i-j-k the kernel is used at any size)
     for kernel, expected in (("12001", False), ("12000", True)):   # (below: the user's loops)
-        monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,kernel={kernel}")
+        monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,kernel={kernel},kernel_min=0")
         line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
         assert ("register-blocked" in line) is expected, line
     src.write_text(src.read_text().replace("for (k = 0; k < M; k++)", "@").replace(
         "for (j = 0; j < N; j++)", "for (k = 0; k < M; k++)").replace("@", "for (j = 0; j < N; j++)"))
     line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
     assert "register-blocked" in line, line
+    # ... from `kernel_min` multiply-adds (the panels' fixed cost); below, scheduled as loops
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,kernel=0,kernel_min=12001")
+    line = _kernel_line(optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)))
+    assert "register-blocked" not in line and "optimized" in line, line
     # i-k-j again, but the right factor read down a column (syr2k's A[j][k]): the kernel at any size
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,kernel=1e9")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,kernel=1e9,kernel_min=0")
     src.write_text("#define N 20\n#define M 30\ndouble A[N][M], B[N][M], C[N][N];\n"
                    "void kernel(void) {\n  int i, j, k;\n  for (i = 0; i < N; i++)\n    for (k = 0; k < M; k++)\n"
                    "      for (j = 0; j < N; j++)\n        C[i][j] += A[i][k] * B[j][k];\n}\n")
@@ -179,7 +183,7 @@ def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkey
 def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_work(tmp_path, monkeypatch):
     # doitgen with run-time loop bounds (POLYBENCH_USE_SCALAR_LB): its expanded sum is allocated
     # only where the work reaches the threshold; at MINI (below it) and above it, gcc's answer
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=20000,parallel=20000,kernel=0")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=20000,parallel=20000,kernel=0,kernel_min=0")
     kdir = SUITE / "linear-algebra" / "kernels" / "doitgen"
     common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS",
               "-DPOLYBENCH_DUMP_FULL_PRECISION"]
@@ -248,3 +252,27 @@ def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeyp
         want = _build_and_run(tmp_path, "ref", GEMM_ALONG_ROWS.replace(": 10;", f": {n};"), [])
         got = _build_and_run(gen, "opt", result.source.replace(": 10;", f": {n};"), ["-fopenmp"])
         assert got == want, n
+
+
+def test_a_wavefront_region_is_also_tested_on_the_average_work(tmp_path, monkeypatch):
+    # lu's tiles run as a wavefront of parallel regions; one region's bounding box is loose
+    # (6.8e4 instances at n = 40 where a region runs hundreds), so the SCoP's own work, spread
+    # over the wavefront's steps, must reach the threshold too
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=50000")
+    kdir = SUITE / "linear-algebra" / "solvers" / "lu"
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS",
+              "-DPOLYBENCH_DUMP_FULL_PRECISION", "-DMINI_DATASET"]
+    result = optimize_c_file(str(kdir / "lu.c"), common, PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if "kernel_lu" in ln)
+    assert "wavefront" in line and "versioned on their work" in line, line
+    assert re.search(r">= 50000\.0 \* \(double\)", result.source), line
+    gen = tmp_path / "lu.c"
+    gen.write_text(result.source)
+    outs = []
+    for cc_args, source in (([], kdir / "lu.c"), (["-fopenmp"], gen)):
+        exe = tmp_path / "a.out"
+        subprocess.run([REAL_CC, "-O2", *cc_args, *common, str(UTIL / "polybench.c"), str(source),
+                        "-o", str(exe), "-lm"], check=True, capture_output=True)
+        outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                                   env={"OMP_NUM_THREADS": "2"}).stderr)
+    assert outs[0] == outs[1]

@@ -208,13 +208,17 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
 
 
 def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOptions) -> bool:
-    """Whether a register-blocked kernel pays for its panels: from ``options.thresholds.kernel``
-    multiply-adds where the user's innermost loop already runs along the rows of the result and
-    of its right factors (gemm's i-k-j, which gcc vectorizes well); at any size where it runs
-    down a column or along k (2mm's i-j-k, doitgen's, syr2k's ``A[j][k]``)."""
-    if not _runs_along_rows(stmt, pattern):
-        return True
-    return not set_work([stmt.domain], scop.context).below(options.thresholds.kernel)
+    """Whether a register-blocked kernel pays for its panels, judged when compiling (at run time
+    where the sizes are parameters: ``_kernel_min_work``)."""
+    return not set_work([stmt.domain], scop.context).below(_kernel_threshold(stmt, pattern, options))
+
+
+def _kernel_threshold(stmt, pattern: MatMulPattern, options: OptimizeOptions) -> int:
+    """The multiply-adds from which a kernel pays: ``kernel`` where the user's innermost loop
+    already runs along the rows of the result and of its right factors (gemm's i-k-j, which gcc
+    vectorizes well), else ``kernel_min`` (2mm's i-j-k, doitgen's, syr2k's ``A[j][k]`` read
+    down a column: only the panels' fixed cost to pay)."""
+    return options.thresholds.kernel if _runs_along_rows(stmt, pattern) else options.thresholds.kernel_min
 
 
 def _runs_along_rows(stmt, pattern: MatMulPattern) -> bool:
@@ -232,24 +236,25 @@ def _runs_along_rows(stmt, pattern: MatMulPattern) -> bool:
 
 
 def _kernel_min_work(scop: Scop, kernels, options: OptimizeOptions) -> int:
-    """The work the SCoP must do at run time for its kernels to pay: ``options.thresholds.kernel``
-    where a kernel replaces user's loops that already run along rows and its size is known only
-    at run time (at compile time ``_kernel_pays`` has decided), else 0."""
+    """The work the SCoP must do at run time for its kernels to pay: the largest threshold of
+    those whose size is known only then (at compile time ``_kernel_pays`` has decided), else 0."""
     by_name = {s.name: s for s in scop.statements}
+    needed = 0
     for name, _ in kernels:
         stmt = by_name[name]
         pattern = match_matmul(scop, stmt)
-        if pattern is not None and _runs_along_rows(stmt, pattern) and \
-                set_work([stmt.domain], scop.context).count is None:
-            return options.thresholds.kernel
-    return 0
+        if pattern is not None and set_work([stmt.domain], scop.context).count is None:
+            needed = max(needed, _kernel_threshold(stmt, pattern, options))
+    return needed
 
 
 def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:
+    """A matrix multiply along rows too small for a kernel: the user's loops beat tiled ones
+    there (other orders below ``kernel_min`` are scheduled as loops)."""
     if options.matmul is None:
         return False
     pattern = match_matmul(scop, stmt)
-    return pattern is not None and not _kernel_pays(scop, stmt, pattern, options)
+    return pattern is not None and _runs_along_rows(stmt, pattern) and not _kernel_pays(scop, stmt, pattern, options)
 
 
 def _not_worth_regenerating(scop: Scop, sched: PlutoSchedule, scheduler: PlutoScheduler,

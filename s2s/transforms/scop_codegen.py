@@ -88,7 +88,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         note += "".join(f"; {p}" for p in packed)
         # (after the packing is hoisted: a region versioned on its work has the kernel twice)
         new, small = sequential_small_regions(probe, new, choice.min_region_work, choice.min_kernel_region_work,
-                                              None if packed else probed)
+                                              None if packed else probed, choice.work)
         note += "".join(f"; {s}" for s in small)
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"

@@ -8,8 +8,8 @@ loop index takes between its bounds: an upper bound for triangles) that the gene
 before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
-variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,parallel_kernel=1e6``) for
-a user or a tuner.
+variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,kernel_min=5e4,
+parallel_kernel=1e6``) for a user or a tuner.
 """
 from __future__ import annotations
 
@@ -40,13 +40,15 @@ class WorkThresholds:
     kernel: int = 1_000_000   # multiply-adds of a matrix-multiply statement whose user's loops
                               # already run along rows, for a register-blocked kernel with packed
                               # panels (below: loops, tiled or as written)
+    kernel_min: int = 50_000  # multiply-adds of any matrix-multiply statement for a kernel (its
+                              # panels' fixed cost)
     parallel_kernel: int = 1_000_000   # multiply-adds of a register-blocked kernel for it to run
                                        # on all cores (each thread packs panels of its own)
 
     @staticmethod
     def none() -> "WorkThresholds":
         """No threshold: optimized code whatever the sizes."""
-        return WorkThresholds(optimize=0, parallel=0, kernel=0, parallel_kernel=0)
+        return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0)
 
     @staticmethod
     def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":
@@ -206,14 +208,16 @@ def allocated_only_with(expansion, cond: Expr):
 
 # --- parallel regions: each must carry enough work ---------------------------------------------------
 
-def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, scops=None):
+def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, scops=None,
+                             scop_work: Work | None = None):
     """``seq`` (generated code, in ``sdfg``'s containers) with every parallel loop whose region
     carries less than ``threshold`` statement instances, all threads together, run as a plain
     loop, and every matrix-multiply node with fewer multiply-adds than ``kernel_threshold`` run
     on the calling thread; where that work is known only at run time, the parallel loop or the
     node's block is versioned on it. Also returns notes on what was so changed, for the report.
     ``scops``: ``probe_scops(sdfg, seq)`` where the caller has them (reading generated code can
-    take seconds)."""
+    take seconds). ``scop_work``, the work of the whole SCoP, also bounds a region's run-time
+    work on average over its executions (``_average_test``)."""
     from s2s.ir import Block, IfElse, Map, MatMul, Schedule, Sequence, walk
     from s2s.ir.rewrite import map_sequences, with_id_suffix
     from s2s.transforms.verify_parallel import _as_loop, _one_thread, probe_scops
@@ -234,12 +238,18 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     except Exception:   # (the cross-check's own reading failed: nothing is known of the work)
         return seq, []
     works: dict[str, Work] = {}
+    averages: dict[str, Expr] = {}
     for scop in scops:
         for loop in scop.loops:
             if loop.node.id in maps or loop.node.id in kernels:
                 works[loop.node.id] = _region_work(scop, loop)
+            if loop.node.id in maps and scop_work is not None and scop_work.expr is not None:
+                average = _average_test(scop, loop, scop_work.expr, threshold)
+                if average is not None:
+                    averages[loop.node.id] = average
     small_maps = {i for i in maps if i in works and works[i].below(threshold)}
     versioned = {i: works[i].guard(threshold) for i in maps if i in works and works[i].guard(threshold) is not None}
+    versioned = {i: Binary("&&", g, averages[i]) if i in averages else g for i, g in versioned.items()}
     small_blocks = {kernels[i] for i in kernels if i in works and works[i].below(kernel_threshold)}
     versioned_blocks = {kernels[i]: works[i].guard(kernel_threshold) for i in kernels
                         if i in works and kernel_threshold > 0 and works[i].guard(kernel_threshold) is not None}
@@ -269,6 +279,30 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     if versioned or versioned_blocks:
         notes.append(f"{len(versioned) + len(versioned_blocks)} parallel loop(s) versioned on their work")
     return map_sequences(seq, fn), notes
+
+
+def _average_test(scop, loop, scop_work: Expr, threshold: int) -> Expr | None:
+    """The run-time test that the SCoP's work, spread over the executions of ``loop`` (its
+    region), reaches ``threshold`` on average: the bounding box of one execution is loose for
+    a tile of a wavefront (lu's at n = 40 bounded 6.8e4 instances where it runs hundreds), while
+    the SCoP's work, counted on the user's loops, is close. None when the executions are not
+    known."""
+    inside = [(st, [l.node.id for l in st.loops].index(loop.node.id))
+              for st in scop.statements if any(l.node.id == loop.node.id for l in st.loops)]
+    if not inside or inside[0][1] == 0:
+        return None
+    outer = None
+    for st, depth in inside:   # (the loops around are the same for all: their executions, once)
+        mine = st.domain.project_out(isl.dim_type.set, depth, st.domain.dim(isl.dim_type.set) - depth).reset_tuple_id()
+        outer = mine if outer is None else outer.union(mine)
+    try:
+        with isl_operation_limit(COUNT_OPERATIONS):
+            executions = set_work([outer.coalesce()], scop.context)
+    except isl.Error:
+        return None
+    if executions.expr is None:
+        return None
+    return Binary(">=", scop_work, Binary("*", Const(f"{float(threshold):.1f}"), executions.expr))
 
 
 def _region_work(scop, loop) -> Work:
