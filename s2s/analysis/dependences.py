@@ -33,13 +33,32 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     reads, writes = scop.reads, scop.writes
     if array is not None:
         reads, writes = accesses_to(reads, array), accesses_to(writes, array)
-    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(sched)
-    flow = info.compute_flow().get_must_dependence()
+    flow = last_access(reads, writes, sched)
     before = sched.lex_lt_union_map(sched)  # pairs of instances in execution order
     flow_memory = writes.apply_range(reads.reverse()).intersect(before)
     anti = reads.apply_range(writes.reverse()).intersect(before)
     output = writes.apply_range(writes.reverse()).intersect(before)
     return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
+
+
+def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:
+    """Each instance of ``sink`` from the last instance of ``source`` before it, in the order of
+    ``sched``, that touched its element (isl's dataflow analysis: the source to sink relation).
+    Where isl cannot tell, every earlier instance that touched it: a superset, which orders more
+    and privatizes less, so is safe wherever the exact relation is used."""
+    info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
+    try:
+        return info.set_schedule_map(sched).compute_flow().get_must_dependence()
+    except isl.Error:
+        pass
+    # isl rejects some schedule maps with loops that run downward ("affine expression involves
+    # some of the domain dimensions"); the same order as a schedule tree often passes
+    try:
+        tree = isl.Schedule.from_domain(sched.domain()).insert_partial_schedule(
+            isl.MultiUnionPwAff.from_union_map(sched))
+        return info.set_schedule(tree).compute_flow().get_must_dependence()
+    except isl.Error:
+        return source.apply_range(sink.reverse()).intersect(sched.lex_lt_union_map(sched))
 
 
 def carries_conflict(scop: Scop, loop: Loop) -> bool:

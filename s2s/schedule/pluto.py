@@ -21,7 +21,7 @@ from fractions import Fraction
 import islpy as isl
 import networkx as nx
 
-from s2s.analysis.dependences import Dependences, maps_of
+from s2s.analysis.dependences import Dependences, last_access, maps_of
 from s2s.analysis.scop import Scop
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
@@ -177,17 +177,7 @@ def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
     end every band."""
     reads, writes, sched = scop.reads, scop.writes, scop.schedule_map
 
-    def last(sink: isl.UnionMap, source: isl.UnionMap) -> isl.UnionMap:
-        info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source).set_schedule_map(sched)
-        try:
-            return info.compute_flow().get_must_dependence()
-        except isl.Error:
-            # isl's dataflow analysis rejects some domains ("affine expression involves some of
-            # the domain dimensions"); every earlier access of the element is a superset of the
-            # last one, which only makes the cost function count more reuse
-            return source.apply_range(sink.reverse()).intersect(sched.lex_lt_union_map(sched))
-
-    value_based = deps.flow.union(last(writes, reads)).union(last(writes, writes))
+    value_based = deps.flow.union(last_access(writes, reads, sched)).union(last_access(writes, writes, sched))
     by_pair = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)): m
                for m in maps_of(value_based)}
     out = []
