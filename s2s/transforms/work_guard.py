@@ -284,9 +284,8 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
 def _average_test(scop, loop, scop_work: Expr, threshold: int) -> Expr | None:
     """The run-time test that the SCoP's work, spread over the executions of ``loop`` (its
     region), reaches ``threshold`` on average: the bounding box of one execution is loose for
-    a tile of a wavefront (lu's at n = 40 bounded 6.8e4 instances where it runs hundreds), while
-    the SCoP's work, counted on the user's loops, is close. None when the executions are not
-    known."""
+    a tile of a wavefront, while the SCoP's work, counted on the user's loops, is close. None
+    when the executions are not known."""
     inside = [(st, [l.node.id for l in st.loops].index(loop.node.id))
               for st in scop.statements if any(l.node.id == loop.node.id for l in st.loops)]
     if not inside or inside[0][1] == 0:
