@@ -325,3 +325,45 @@ def test_restrict_pointers_do_not_alias(tmp_path):
         }
     """, "f")
     assert scop.may_alias() == []
+
+
+def test_dataflow_past_its_operation_limit_falls_back_to_the_memory_based_superset(tmp_path, monkeypatch):
+    from s2s.analysis import dependences
+    (scop,) = scops_of(tmp_path, """
+        void jacobi(int T, int n, double A[n], double B[n]) {
+          for (int t = 0; t < T; t++) {
+            for (int i = 1; i < n - 1; i++) B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3;
+            for (int i = 1; i < n - 1; i++) A[i] = B[i];
+          }
+        }
+    """, "jacobi")
+    exact = compute_dependences(scop)
+    monkeypatch.setattr(dependences, "DATAFLOW_MAX_OPERATIONS", 50)
+    capped = compute_dependences(scop)
+    assert capped.flow == capped.flow_memory
+    assert exact.flow.is_subset(capped.flow) and not capped.flow.is_subset(exact.flow)
+    assert isl.DEFAULT_CONTEXT.get_max_operations() == 0  # the limit is lifted afterwards
+
+
+def test_a_scop_too_large_for_the_scheduler_leaves_the_rest_of_the_file_optimized(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0")
+    statements = "\n".join(f"        A{k}[i][j] = A{k}[i][j] + A{(k + 1) % 33}[j][i];" for k in range(33))
+    src = tmp_path / "k.c"
+    src.write_text("#define N 100\n" + "".join(f"double A{k}[N][N];\n" for k in range(33)) + f"""
+void big(void) {{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {{
+{statements}
+    }}
+}}
+void transpose_add(double X[N][N], double Y[N][N]) {{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      X[j][i] += Y[i][j];
+}}
+""")
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True))
+    big = next(line for line in result.report if ": big: " in line)
+    small = next(line for line in result.report if ": transpose_add: " in line)
+    assert "left as is" in big and "unknowns" in big, big
+    assert " optimized " in small, small

@@ -8,6 +8,11 @@ import islpy as isl
 
 from s2s.analysis.scop import Loop, Scop
 from s2s.ir import Binary, Tasklet, expr as ex
+from s2s.time_limit import isl_operation_limit
+
+# isl's dataflow analysis can run for minutes on a few dozen accesses with modulo-like subscripts;
+# past this many elementary steps, the memory-based superset stands in
+DATAFLOW_MAX_OPERATIONS = 5_000_000
 
 
 @dataclass
@@ -44,21 +49,33 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
 def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:
     """Each instance of ``sink`` from the last instance of ``source`` before it, in the order of
     ``sched``, that touched its element (isl's dataflow analysis: the source to sink relation).
-    Where isl cannot tell, every earlier instance that touched it: a superset, which orders more
-    and privatizes less, so is safe wherever the exact relation is used."""
+    Where isl cannot tell, or not within DATAFLOW_MAX_OPERATIONS, every earlier instance that
+    touched it: a superset, which orders more and privatizes less, so is safe wherever the exact
+    relation is used."""
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
     try:
-        return info.set_schedule_map(sched).compute_flow().get_must_dependence()
-    except isl.Error:
-        pass
+        with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
+            return info.set_schedule_map(sched).compute_flow().get_must_dependence()
+    except isl.Error as error:
+        if _out_of_quota(error):
+            return _memory_based(sink, source, sched)
     # isl rejects some schedule maps with loops that run downward ("affine expression involves
     # some of the domain dimensions"); the same order as a schedule tree often passes
     try:
         tree = isl.Schedule.from_domain(sched.domain()).insert_partial_schedule(
             isl.MultiUnionPwAff.from_union_map(sched))
-        return info.set_schedule(tree).compute_flow().get_must_dependence()
+        with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
+            return info.set_schedule(tree).compute_flow().get_must_dependence()
     except isl.Error:
-        return source.apply_range(sink.reverse()).intersect(sched.lex_lt_union_map(sched))
+        return _memory_based(sink, source, sched)
+
+
+def _memory_based(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:
+    return source.apply_range(sink.reverse()).intersect(sched.lex_lt_union_map(sched))
+
+
+def _out_of_quota(error: isl.Error) -> bool:
+    return "maximal number of operations exceeded" in str(error)
 
 
 def carries_conflict(scop: Scop, loop: Loop) -> bool:

@@ -211,8 +211,6 @@ class PlutoScheduler:
         self.stmts = [s.name for s in scop.statements]
         self.dims = {s.name: len(s.iterators) for s in scop.statements}
         self.params = list(scop.params)
-        self.deps = access_pair_dependences(scop)   # legality
-        self.reuse = reuse_dependences(scop, deps)  # cost
         # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
         # and b (its constant shift)
         self.names = [f"u{k}" for k in range(len(self.params))] + ["w"]
@@ -223,6 +221,8 @@ class PlutoScheduler:
         if len(self.names) > MAX_UNKNOWNS:
             raise SchedulingFailed(f"{len(self.stmts)} statements make an integer program of {len(self.names)} "
                                    f"unknowns (limit {MAX_UNKNOWNS})")
+        self.deps = access_pair_dependences(scop)   # legality
+        self.reuse = reuse_dependences(scop, deps)  # cost
         # some statement has more loops than its arrays have dimensions: elements are reused O(n) times
         self._reuse_grows = any(
             len(st.iterators) > max((m.dim(isl.dim_type.out) for _, m in st.accesses), default=0)

@@ -114,8 +114,8 @@ def _kernel_count(scop: Scop) -> int:
 
 def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
     deps = compute_dependences(scop)
-    scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
     try:
+        scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
         sched = scheduler.schedule()
     except SchedulingFailed as why:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
