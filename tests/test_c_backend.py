@@ -1,13 +1,14 @@
 """The C back end: printed text of regenerated regions, and splicing into the original file."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import textwrap
 
 from backends.c import CPrinter, Replacement, splice
 from frontends.c import lift_c_file
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
-from s2s.ir import Schedule, SDFGBuilder, SourceSpan
+from s2s.ir import Schedule, SDFGBuilder, SourceSpan, expr as ex
 
 SOURCE = textwrap.dedent("""\
     #include <stdio.h>
@@ -92,6 +93,20 @@ def test_map_prints_as_a_plain_loop_in_c():
         b.assign("x[i]", "2 * x[i]")
     sdfg = b.build()
     assert CPrinter(sdfg).statement(sdfg.body.children[0]) == "for (int i = 0; i < n; i++) {\n  x[i] = 2 * x[i];\n}"
+
+
+def test_a_conditional_loop_bound_is_parenthesized():
+    # (printed bare, `i < n < m ? n : m` takes the comparison into the conditional's condition)
+    b = SDFGBuilder("scale")
+    b.symbol("n")
+    b.symbol("m")
+    b.array("x", "float", ["n"])
+    with b.map("i", 0, "n", Schedule.SEQUENTIAL):
+        b.assign("x[i]", "2 * x[i]")
+    sdfg = b.build()
+    n, m = ex.Sym("n"), ex.Sym("m")
+    loop = dataclasses.replace(sdfg.body.children[0], stop=ex.Ternary(ex.Binary("<", n, m), n, m))
+    assert CPrinter(sdfg).statement(loop).startswith("for (int i = 0; i < (n < m ? n : m); i++)")
 
 
 def test_off_mode_returns_the_file_unchanged(tmp_path):

@@ -26,6 +26,7 @@ the result the updates are applied in ascending k, as the node's contract requir
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -59,27 +60,28 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     left_size, right_size = f"{mc} * {depth}", f"{depth} * {columns}"   # one term's panels
 
     def at_row(row: str | Expr, e: Expr) -> str:
-        return print_expr(ex.substitute(e, {i: Sym(row) if isinstance(row, str) else row}))
+        return _operand(print_expr(ex.substitute(e, {i: Sym(row) if isinstance(row, str) else row})))
 
     def plus(name: str, n: int | str) -> Expr:
         return Binary("+", Sym(name), Sym(n) if isinstance(n, str) else Const(str(n)))
 
-    i0, i1 = print_expr(node.i.start), print_expr(node.i.stop)
-    k0, k1 = print_expr(node.k.start), print_expr(node.k.stop)
+    i0, i1 = _operand(print_expr(node.i.start)), _operand(print_expr(node.i.stop))
+    k0, k1 = _operand(print_expr(node.k.start)), _operand(print_expr(node.k.stop))
     triangle = _is_triangle(node)
     if triangle:   # the columns some row has (bounds affine in i: extreme at the first and last row)
         last_row = Binary("-", node.i.stop, Const("1"))
         j0 = _min(at_row(node.i.start, node.j.start), at_row(last_row, node.j.start))
         j1 = _max(at_row(node.i.start, node.j.stop), at_row(last_row, node.j.stop))
     else:
-        j0, j1 = print_expr(node.j.start), print_expr(node.j.stop)
+        j0, j1 = _operand(print_expr(node.j.start)), _operand(print_expr(node.j.stop))
 
     def has(row: Expr, col: Expr) -> str:
         """Whether the cell at (row, col) of a block is in the iteration space."""
-        inside = f"{print_expr(row)} < {ie} && {print_expr(col)} < {je}"
+        row_text, col_text = _operand(print_expr(row)), _operand(print_expr(col))
+        inside = f"{row_text} < {ie} && {col_text} < {je}"
         if triangle:
-            inside += (f" && {at_row(row, node.j.start)} <= {print_expr(col)}"
-                       f" && {print_expr(col)} < {at_row(row, node.j.stop)}")
+            inside += (f" && {at_row(row, node.j.start)} <= {col_text}"
+                       f" && {col_text} < {at_row(row, node.j.stop)}")
         return inside
 
     def kernel(row: Callable[[int], str], whole: bool) -> str:
@@ -241,8 +243,8 @@ def expand_packed_right(node: PackedRight, print_expr: Callable[[Expr], str], ta
     name = _Names(taken | {m.i.var, j, k})
     jc, je, kc, ke, kn, jr, panel = (name(x) for x in ("jc", "je", "kc", "ke", "kn", "jr", "panel"))
     nr, nc, depth = b.columns, b.panel_columns, b.depth
-    j0, j1 = print_expr(m.j.start), print_expr(m.j.stop)
-    k0, k1 = print_expr(m.k.start), print_expr(m.k.stop)
+    j0, j1 = _operand(print_expr(m.j.start)), _operand(print_expr(m.j.stop))
+    k0, k1 = _operand(print_expr(m.k.start)), _operand(print_expr(m.k.stop))
     width = _strips_width(jc, je, nr)
     return [
         f"if ({node.buffer} != 0) {{   /* the right factors of every panel, packed once for every call */",
@@ -341,6 +343,13 @@ def _panel_memory(name: str) -> str:
             "  }\n"
             "  return panel;\n"
             "}\n")
+
+
+def _operand(text: str) -> str:
+    """C text of an expression, parenthesized unless it is a name or a non-negative integer: the
+    bounds printed here become operands of comparisons and sums (a bound ``n < m ? n : m`` would
+    otherwise take the comparison before it into its condition)."""
+    return text if re.fullmatch(r"[A-Za-z_]\w*|\d+", text) else f"({text})"
 
 
 def _min(a: str, b: str) -> str:

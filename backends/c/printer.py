@@ -79,7 +79,7 @@ class CPrinter:
     def map_loop(self, node: Map, level: int) -> list[str]:
         """A Map's ``for`` loop, without its annotations."""
         v = node.var
-        header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {v} < {self.expr(node.stop)}; "
+        header = (f"for ({self.declaration(v)} = {self.expr(node.start)}; {self.expr(ex.Binary('<', Sym(v), node.stop))}; "
                   f"{self.update(v, ex.Binary('+', Sym(v), node.step))})")
         return self.body(header, node.body, level)
 
