@@ -49,6 +49,8 @@ class TreeOptions:
     unroll_jam: int = 4                          # unroll a parallel point loop by this into the SIMD loop (0, 1: no)
     kernels: tuple[tuple[str, str], ...] = ()    # (statement, mark): statements run by a library node,
                                                  # each alone at the top of the schedule (matmul.py)
+    streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
+                                                 # their outer loops (band_reuse.py)
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -79,9 +81,9 @@ def _mupa(scop: Scop, stmts: list[Statement], rows: list[Row]) -> isl.MultiUnion
     return isl.MultiUnionPwAff.from_union_map(umap if restricted.is_empty() else restricted)
 
 
-def rows_map(scop: Scop, sched: PlutoSchedule) -> isl.UnionMap:
-    """The schedule as one map per statement to a time space with one dimension per row."""
-    parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in sched.rows)}]"
+def rows_map(scop: Scop, rows: list[Row]) -> isl.UnionMap:
+    """The schedule ``rows`` as one map per statement to a time space with one dimension per row."""
+    parts = [f"{s.name}[{', '.join(s.iterators)}] -> [{', '.join(_row_expr(r, s) for r in rows)}]"
              for s in scop.statements]
     return isl.UnionMap(f"{_params(scop)}{{ {'; '.join(parts)} }}").intersect_domain(scop.domain)
 
@@ -126,8 +128,9 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         # members constant on these statements make no loop (another statement's dimension)
         members = [r for r in rows[k:end] if _varies(r, stmts)]
         permutable = row.band >= 0 and len(members) > 1
+        streaming = row.band in options.streaming_bands
         sink = None
-        if permutable and options.tile and sunk is None and not kernels:
+        if permutable and options.tile and sunk is None and not kernels and not streaming:
             sink = member_to_sink(stmts, rows, members, end)
         inner = build(stmts, end, sunk if sink is None else members[sink])
         if not members:
@@ -171,6 +174,9 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
+    if members[0].band in options.streaming_bands:
+        notes.append("untiled: no cache line is used again across its outer loops")
+        return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
     untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
     if (untiled is not None and untiled <= options.tile_budget_bytes

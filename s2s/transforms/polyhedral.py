@@ -10,6 +10,7 @@ import islpy as isl
 from s2s.ir import expr as ex
 from s2s.analysis import compute_dependences
 from s2s.analysis.scop import Scop
+from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
     KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
@@ -129,10 +130,18 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                             f"{short_count(options.thresholds.kernel)} multiply-adds"), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
-    reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options)
+    plain = ""
+    streaming = streaming_bands(scop, sched) if options.tile else frozenset()
+    sched = inner_member_last(scop, sched, streaming)
+    if not kernels and _only_streaming_bands(sched, streaming):
+        original = scheduler.original_order()
+        if _locality_at_least(scop, original, sched):
+            # (the new order's fused loops of unrelated nests carry guards that stop vectorization)
+            sched, streaming = original, frozenset()
+            plain = "; original order kept: no band reuses a cache line across its loops"
+    reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options, streaming)
     if reason:
         return Choice(None, reason), ()
-    plain = ""
     if sched.skewed and not kernels:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
@@ -142,9 +151,11 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                 return Choice(None, "original code kept: skewed tiles would not vectorize, and the original "
                                     "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
+            streaming = streaming_bands(scop, sched) if options.tile else frozenset()
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
-                               wavefront=options.wavefront, simd=options.simd, kernels=kernels)
+                               wavefront=options.wavefront, simd=options.simd, kernels=kernels,
+                               streaming_bands=streaming)
     tiling: list[str] = []
     tree = build_tree(scop, sched, tree_options, tiling)
     ast = _ast_within_budget(scop, tree)
@@ -157,7 +168,7 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
             ast = _ast_within_budget(scop, tree)
         if ast is None:
             return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
-    ok, how = check(deps, rows_map(scop, sched), tree, sched.bands())
+    ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
@@ -257,13 +268,26 @@ def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:
     return pattern is not None and _runs_along_rows(stmt, pattern) and not _kernel_pays(scop, stmt, pattern, options)
 
 
+def _only_streaming_bands(sched: PlutoSchedule, streaming: frozenset[int]) -> bool:
+    """Whether every band of two or more members is one that tiles cannot help (band_reuse.py)."""
+    tileable = [sched.rows[b[0]].band for b in sched.bands() if len(b) > 1]
+    return bool(tileable) and all(b in streaming for b in tileable)
+
+
+def _locality_at_least(scop: Scop, first: PlutoSchedule, second: PlutoSchedule) -> bool:
+    """Whether the innermost loops of ``first`` walk memory at least as well as those of ``second``."""
+    a = innermost_locality(list(scop.statements), first.rows)
+    b = innermost_locality(list(scop.statements), second.rows)
+    return a is not None and b is not None and a >= b
+
+
 def _not_worth_regenerating(scop: Scop, sched: PlutoSchedule, scheduler: PlutoScheduler,
-                            options: OptimizeOptions) -> str | None:
+                            options: OptimizeOptions, streaming: frozenset[int]) -> str | None:
     if not sched.bands() and not (options.parallel and any(r.parallel for r in sched.rows)):
         # the original order, split into pieces, with nothing to tile or run in parallel: the
         # regenerated code would lose what the compiler did well with the user's own
         return "original code kept: no permutable band and no parallel loop"
-    if all(len(b) < 2 for b in sched.bands()):
+    if all(len(b) < 2 or sched.rows[b[0]].band in streaming for b in sched.bands()):
         loss = _untiled_loss(scop, sched, scheduler.original_order(), options.parallel)
         if loss:
             return f"original code kept: the schedule tiles nothing and {loss}"
