@@ -1054,3 +1054,16 @@ def test_short_kernels_get_more_rounds():
     assert bench.short_run_rounds(cells(0.05, 0.04)) == 20        # 1 s of runs each
     assert bench.short_run_rounds(cells(0.0005, 0.0004)) == 50    # at most 10 x repeat
     assert bench.short_run_rounds(cells()) == 5
+
+
+@needs_suite
+def test_busy_machine_measurement(tmp_path, capsys):
+    from polybench.harness.load import competing_load
+    rc, stdout, data, _ = bench(tmp_path, capsys, "--dataset", "MINI", "--repeat", "1", "--kernels", "atax",
+                                "--configs", "baseline", "--busy", "1")
+    assert rc == 0 and data["options"]["busy"] == 1 and "1 busy processes alongside" in stdout
+    with competing_load(2):
+        spinning = subprocess.run(["pgrep", "-f", "while True"], capture_output=True, text=True).stdout.split()
+        assert len(spinning) >= 2
+    after = subprocess.run(["pgrep", "-f", "while True"], capture_output=True, text=True).stdout.split()
+    assert not set(spinning) & set(after)

@@ -58,6 +58,7 @@ class Options:
     tolerance: float = 1e-6
     jobs: int = 1
     output_dir: Path = Path("results")
+    busy: int = 0  # processes spinning alongside (load.py)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Sequence
 from . import configs as _configs
 from . import machine_info
 from .bench import Bench, BenchResult, Options, make_points
+from .load import competing_load
 from .progress import ProgressReporter
 from .suite import DATASETS, SizeSpecError, SuiteError, load_suite, parse_size_spec, select_kernels, suggest
 
@@ -38,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "tolerance of outputs dominated by rounding noise")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per cell (default 5)")
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS (default: all cores)")
+    ap.add_argument("--busy", type=int, default=0, metavar="N",
+                    help="measure on a busy machine: N processes spin alongside every build and run (default 0)")
     ap.add_argument("--pluto", metavar="POLYCC", help="an installed Pluto's polycc: enables the pluto configuration")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per build or run (default 600)")
     ap.add_argument("--suite-dir", type=Path, help="an external PolyBench/C 4.2.1 checkout, used unmodified")
@@ -89,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, val in (("--repeat", args.repeat), ("--jobs", args.jobs), ("--threads", args.threads)):
         if val is not None and val < 1:
             ap.error(f"{name} must be at least 1")
+    if args.busy < 0:
+        ap.error("--busy must not be negative")
     if args.timeout <= 0 or args.tolerance < 0:
         ap.error("--timeout must be positive and --tolerance not negative")
 
@@ -138,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir = out_dir.resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     opts = Options(dataset=args.dataset, repeat=args.repeat, threads=threads, timeout=args.timeout,
-                   tolerance=args.tolerance, jobs=jobs, output_dir=out_dir)
+                   tolerance=args.tolerance, jobs=jobs, output_dir=out_dir, busy=args.busy)
     points, notes = make_points(kernels, args.dataset, sweeps)
 
     s2s = machine_info.s2s_info()
@@ -152,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              for c in cfgs if c.argv},
         "suite": {"root": str(suite.root), "external": suite.external},
         "options": {"dataset": opts.dataset, "repeat": opts.repeat, "threads": opts.threads,
-                    "timeout_s": opts.timeout, "tolerance": opts.tolerance, "jobs": opts.jobs,
+                    "timeout_s": opts.timeout, "tolerance": opts.tolerance, "jobs": opts.jobs, "busy": opts.busy,
                     "kernels": args.kernels, "configs": [c.name for c in cfgs], "sizes": list(args.size),
                     "verify_O0": args.verify_o0, "noise_check": args.noise_check, "output_dir": str(out_dir),
                     "argv": list(argv) if argv is not None else sys.argv[1:]},
@@ -171,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench = Bench(suite, cfgs, points, opts, progress)
         interrupted = False
         try:
-            bench.run()
+            with competing_load(opts.busy):
+                bench.run()
         except KeyboardInterrupt:
             interrupted = True
             progress.message("interrupted: writing what was measured so far")

@@ -99,7 +99,8 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
     peak = meta.get("machine_peak")
     title = (f"PolyBench {opts.dataset}: {len({p.kernel.name for p in result.points})} kernels, "
              f"{len(configs)} configurations, repeat {opts.repeat} (up to {opts.short_run_factor * opts.repeat} "
-             f"for kernels under {opts.short_run_s:g} s), {opts.threads} threads — "
+             f"for kernels under {opts.short_run_s:g} s), {opts.threads} threads"
+             f"{f', {opts.busy} busy processes alongside' if opts.busy else ''} — "
              f"{meta['machine'].get('cpu_model')}")
     console.print(title, style="bold")
     table = Table(show_lines=False, pad_edge=False)
