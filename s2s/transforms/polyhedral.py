@@ -72,6 +72,8 @@ class Choice:
                                       # kernel may ask for more than the optimize threshold)
     min_region_work: int = 0          # what one of its parallel regions needs
     min_kernel_region_work: int = 0   # what a parallel register-blocked kernel needs
+    parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
+                                      # thread it walks memory no better than the user's loops)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -146,6 +148,9 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
     reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options, streaming)
     if reason:
         return Choice(None, reason), ()
+    # (what the new order gains on one thread; if nothing, it pays only where a region runs)
+    parallel_only = options.parallel and not kernels and _not_worth_regenerating(
+        scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
     if sched.skewed and not kernels:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
@@ -155,6 +160,7 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                 return Choice(None, "original code kept: skewed tiles would not vectorize, and the original "
                                     "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
+            parallel_only = True
             streaming = streaming_bands(scop, sched) if options.tile else frozenset()
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
@@ -183,7 +189,8 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
-                  min_work=max(_kernel_min_work(scop, kernels, options), _tiles_min_work(tile_shapes, options))), kernels
+                  min_work=max(_kernel_min_work(scop, kernels, options), _tiles_min_work(tile_shapes, options)),
+                  parallel_only=parallel_only), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,

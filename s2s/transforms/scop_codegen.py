@@ -87,14 +87,27 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         containers.extend(buffers)
         note += "".join(f"; {p}" for p in packed)
         # (after the packing is hoisted: a region versioned on its work has the kernel twice)
-        new, small = sequential_small_regions(probe, new, choice.min_region_work, choice.min_kernel_region_work,
-                                              None if packed else probed, choice.work)
-        note += "".join(f"; {s}" for s in small)
+        regions = sequential_small_regions(probe, new, choice.min_region_work, choice.min_kernel_region_work,
+                                           None if packed else probed, choice.work)
+        new = regions.seq
+        note += "".join(f"; {s}" for s in regions.notes)
+        parallel_test = None
+        if choice.parallel_only and regions.runs_parallel is not True:
+            # (the new order gains only in parallel: where no region runs so, the user's loops run)
+            if regions.runs_parallel is False and expansion is None:
+                outcomes.append(ScopOutcome(first.id, scop.first_line, False, "original code kept: the new order "
+                                            "gains only in parallel, and no region has the work for it"))
+                continue
+            if regions.runs_parallel is not False:
+                parallel_test = regions.runs_parallel
+                note += "; the user's loops where no region has the work to run in parallel"
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
             guard = work_guard if guard is None else Binary("&&", work_guard, guard)
+        if parallel_test is not None:
+            guard = parallel_test if guard is None else Binary("&&", parallel_test, guard)
         if expansion is not None:
             guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
         if guard is not None:

@@ -13,6 +13,7 @@ parallel_kernel=1e6,tiles=4``) for a user or a tuner.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass, fields, replace
@@ -210,13 +211,24 @@ def allocated_only_with(expansion, cond: Expr):
 
 # --- parallel regions: each must carry enough work ---------------------------------------------------
 
+@dataclass(frozen=True)
+class SmallRegions:
+    """What ``sequential_small_regions`` made of generated code."""
+
+    seq: object                  # the code (an IR Sequence)
+    notes: list[str]             # what was changed, for the report
+    runs_parallel: Expr | bool   # whether some region runs on all threads: always, never, or where
+                                 # this run-time test holds
+
+
 def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, scops=None,
-                             scop_work: Work | None = None):
+                             scop_work: Work | None = None) -> SmallRegions:
     """``seq`` (generated code, in ``sdfg``'s containers) with every parallel loop whose region
     carries less than ``threshold`` statement instances, all threads together, run as a plain
     loop, and every matrix-multiply node with fewer multiply-adds than ``kernel_threshold`` run
     on the calling thread; where that work is known only at run time, the parallel loop or the
-    node's block is versioned on it. Also returns notes on what was so changed, for the report.
+    node's block is versioned on it. Also returns notes on what was so changed, for the report,
+    and whether any region still runs in parallel.
     ``scops``: ``probe_scops(sdfg, seq)`` where the caller has them (reading generated code can
     take seconds). ``scop_work``, the work of the whole SCoP, also bounds a region's run-time
     work on average over its executions (``_average_test``)."""
@@ -224,8 +236,6 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     from s2s.ir.rewrite import map_sequences, with_id_suffix
     from s2s.transforms.verify_parallel import _as_loop, _one_thread, probe_scops
 
-    if threshold <= 0 and kernel_threshold <= 0:
-        return seq, []
     maps = {n.id: n for n in walk(seq) if isinstance(n, Map) and n.schedule is Schedule.CPU_MULTICORE}
     kernels = {}
     for b in walk(seq):
@@ -234,11 +244,13 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
                 if isinstance(n, MatMul) and n.parallel:
                     kernels[f"{n.id}.{n.i.var}"] = b.id
     if not maps and not kernels:
-        return seq, []
+        return SmallRegions(seq, [], False)
+    if threshold <= 0 and kernel_threshold <= 0:
+        return SmallRegions(seq, [], True)
     try:
         scops = probe_scops(sdfg, seq) if scops is None else scops
     except Exception:   # (the cross-check's own reading failed: nothing is known of the work)
-        return seq, []
+        return SmallRegions(seq, [], True)
     works: dict[str, Work] = {}
     averages: dict[str, Expr] = {}
     for scop in scops:
@@ -256,7 +268,7 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     versioned_blocks = {kernels[i]: works[i].guard(kernel_threshold) for i in kernels
                         if i in works and kernel_threshold > 0 and works[i].guard(kernel_threshold) is not None}
     if not (small_maps or versioned or small_blocks or versioned_blocks):
-        return seq, []
+        return SmallRegions(seq, [], True)
 
     def fn(s: Sequence) -> Sequence:
         children = []
@@ -280,7 +292,11 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
         notes.append(f"{len(small_maps) + len(small_blocks)} parallel region(s) run on one thread: too little work")
     if versioned or versioned_blocks:
         notes.append(f"{len(versioned) + len(versioned_blocks)} parallel loop(s) versioned on their work")
-    return map_sequences(seq, fn), notes
+    always = (set(maps) - small_maps - set(versioned)) | (set(kernels.values()) - small_blocks - set(versioned_blocks))
+    conditions = list(dict.fromkeys([*versioned.values(), *versioned_blocks.values()]))
+    runs_parallel: Expr | bool = bool(always) or (
+        bool(conditions) and functools.reduce(lambda a, b: Binary("||", a, b), conditions))
+    return SmallRegions(map_sequences(seq, fn), notes, runs_parallel)
 
 
 def _average_test(scop, loop, scop_work: Expr, threshold: int) -> Expr | None:
