@@ -26,7 +26,7 @@ def test_thresholds_are_settings(monkeypatch):
     assert WorkThresholds.parse("optimize=5e3, parallel=70") == WorkThresholds(optimize=5000, parallel=70)
     assert WorkThresholds.parse("") == WorkThresholds()
     with pytest.raises(ValueError):
-        WorkThresholds.parse("tile=3")
+        WorkThresholds.parse("tiles=3")
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "parallel=123")
     assert work_thresholds() == WorkThresholds(parallel=123)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "nonsense")
@@ -277,40 +277,6 @@ def test_a_wavefront_region_is_also_tested_on_the_average_work(tmp_path, monkeyp
         outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
                                    env={"OMP_NUM_THREADS": "2"}).stderr)
     assert outs[0] == outs[1]
-
-
-def test_tiled_code_needs_the_work_of_several_tiles(tmp_path, monkeypatch):
-    # an LU factorization tiled 32x32x32 (3.3e4 points a tile): at n = 40 most tiles are partial
-    # ones, and the user's loops run instead
-    src = tmp_path / "lu.c"
-    src.write_text(textwrap.dedent("""\
-        void lu(int n, double A[n][n]) {
-          for (int i = 0; i < n; i++) {
-            for (int j = 0; j < i; j++) {
-              for (int k = 0; k < j; k++)
-                A[i][j] -= A[i][k] * A[k][j];
-              A[i][j] /= A[j][j];
-            }
-            for (int j = i; j < n; j++)
-              for (int k = 0; k < i; k++)
-                A[i][j] -= A[i][k] * A[k][j];
-          }
-        }
-        """))
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,tiles=4")
-    line = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)).report[0]
-    assert "tiles 32x32x32" in line and "run only where its work reaches 1.3e5" in line, line
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,tiles=0")
-    line = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True)).report[0]
-    assert "tiles 32x32x32" in line and "run only where" not in line, line
-    # sizes known when compiling: the choice is made then (tiles 16x16x16 given: 4.1e3 points)
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,tiles=4")
-    text = src.read_text().replace("void lu(int n,", "void lu(")
-    for n, tiled in ((24, False), (64, True)):
-        src.write_text(f"#define n {n}\n" + text)
-        line = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True,
-                                                             tile_sizes=(16, 16, 16))).report[0]
-        assert ("tiles 16x16x16" in line) is tiled and ("that its tiles need" in line) is not tiled, line
 
 
 JACOBI_STEPS = textwrap.dedent("""\

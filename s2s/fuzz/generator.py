@@ -31,7 +31,7 @@ from s2s.fuzz.sizing import TooBig, finalize
 LOOP_VARS = ("i", "j", "k", "l")
 PARAM_NAMES = ("n", "m", "p")
 BIG_PARAM = "nb"
-ZERO_WORK = "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,tiles=0"
+ZERO_WORK = "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0"
 FLOAT_CONSTS = ("0.5", "1.5", "0.25", "2.0", "0.1", "3.3", "0.75", "1.0")
 
 

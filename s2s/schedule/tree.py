@@ -89,11 +89,8 @@ def rows_map(scop: Scop, rows: list[Row]) -> isl.UnionMap:
 
 
 def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions(),
-               notes: list[str] | None = None, tiles: list[tuple[int, ...]] | None = None) -> isl.Schedule:
-    """The schedule tree of ``sched``; what was tiled how is appended to ``notes``, the sizes of
-    each tiled band to ``tiles``."""
-    notes = notes if notes is not None else []
-    tiles = tiles if tiles is not None else []
+               notes: list[str] | None = None) -> isl.Schedule:
+    """The schedule tree of ``sched``; what was tiled how is appended to ``notes``."""
     rows = sched.rows
 
     def domain_of(stmts: list[Statement]) -> isl.UnionSet:
@@ -139,7 +136,8 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         if not members:
             return inner
         if sink is not None:
-            return _tile_sinking(scop, inner, stmts, members, sink, options, notes, tiles).get_schedule()
+            return _tile_sinking(scop, inner, stmts, members, sink, options,
+                                 notes if notes is not None else []).get_schedule()
         schedule = inner.insert_partial_schedule(_mupa(scop, stmts, members))
         node = schedule.get_root().child(0)
         node = node.band_set_permutable(1 if permutable else 0)
@@ -148,7 +146,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         if permutable and options.tile:
             # (above a sunk loop, the SIMD loop is that one)
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
-            node = _tile(node, stmts, members, band_options, notes, tiles)
+            node = _tile(node, stmts, members, band_options, notes if notes is not None else [])
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -171,7 +169,7 @@ def _params(scop: Scop) -> str:
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
-          notes: list[str], tiles: list[tuple[int, ...]]) -> isl.ScheduleNode:
+          notes: list[str]) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
@@ -205,7 +203,6 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     else:
         jam = []
     notes.append(f"tiles {'x'.join(map(str, sizes))}" + (f" unroll-and-jam {options.unroll_jam}" if jam else ""))
-    tiles.append(tuple(sizes))
     if not options.parallel:
         return node
     if any(coincident):
@@ -231,7 +228,7 @@ def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], ordered
 
 
 def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], members: list[Row], sink: int,
-                  options: TreeOptions, notes: list[str], tiles: list[tuple[int, ...]]) -> isl.ScheduleNode:
+                  options: TreeOptions, notes: list[str]) -> isl.ScheduleNode:
     """The band tiled, with the point loop of member ``sink`` left out here: ``inner`` (built
     below it) runs it innermost, under the loops of the bands that follow (symm's j below k).
     Legal because ``sink`` is parallel: every dependence that the loops before the band leave
@@ -242,14 +239,13 @@ def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], membe
     node = node.band_set_permutable(1)
     for j, r in enumerate(kept):
         node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
-    tile_loops = _mupa(scop, stmts, members)
-    node = node.insert_partial_schedule(tile_loops.scale_down_multi_val(_multi_val(tile_loops.get_space(), sizes)).floor())
+    tiles = _mupa(scop, stmts, members)
+    node = node.insert_partial_schedule(tiles.scale_down_multi_val(_multi_val(tiles.get_space(), sizes)).floor())
     node = node.band_set_permutable(1)
     coincident = [r.parallel for r in members]
     for j, c in enumerate(coincident):
         node = node.band_member_set_coincident(j, 1 if c else 0)
     notes.append(f"tiles {'x'.join(map(str, sizes))}, point loop {sink + 1} innermost below the inner loops")
-    tiles.append(tuple(sizes))
     # (the sunk member is parallel, so some tile loop is: no wavefront here)
     return _mark_parallel(node, coincident, options) if options.parallel else node
 

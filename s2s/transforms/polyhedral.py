@@ -3,7 +3,6 @@ checked for legality before it is used (else the SCoP keeps its original order).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import islpy as isl
@@ -91,9 +90,6 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     choice = _with_or_without_expansion(scop, options)
-    if choice.schedule is not None and work.below(choice.min_work):
-        return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
-                            f"{short_count(choice.min_work)} that its tiles need", work=work)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel)
@@ -167,14 +163,13 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
                                streaming_bands=streaming)
     tiling: list[str] = []
-    tile_shapes: list[tuple[int, ...]] = []
-    tree = build_tree(scop, sched, tree_options, tiling, tile_shapes)
+    tree = build_tree(scop, sched, tree_options, tiling)
     ast = _ast_within_budget(scop, tree)
     if ast is None:
         jammed = any("unroll-and-jam" in t for t in tiling)
         if jammed:
-            tiling, tile_shapes = [], []
-            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling, tile_shapes)
+            tiling = []
+            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
             plain += "; no unroll-and-jam (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree)
         if ast is None:
@@ -189,8 +184,7 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
-                  min_work=max(_kernel_min_work(scop, kernels, options), _tiles_min_work(tile_shapes, options)),
-                  parallel_only=parallel_only), kernels
+                  min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
@@ -269,12 +263,6 @@ def _kernel_min_work(scop: Scop, kernels, options: OptimizeOptions) -> int:
         if pattern is not None and set_work([stmt.domain], scop.context).count is None:
             needed = max(needed, _kernel_threshold(stmt, pattern, options))
     return needed
-
-
-def _tiles_min_work(tiles: list[tuple[int, ...]], options: OptimizeOptions) -> int:
-    """The work a tiled schedule needs: ``thresholds.tiles`` tiles of its largest band (below,
-    most tiles are partial ones, whose bounds cost more than their locality gains)."""
-    return options.thresholds.tiles * max((math.prod(t) for t in tiles), default=0)
 
 
 def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:

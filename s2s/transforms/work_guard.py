@@ -9,7 +9,7 @@ before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
 variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,kernel_min=5e4,
-parallel_kernel=1e6,tiles=4``) for a user or a tuner.
+parallel_kernel=1e6``) for a user or a tuner.
 """
 from __future__ import annotations
 
@@ -45,13 +45,11 @@ class WorkThresholds:
                               # panels' fixed cost)
     parallel_kernel: int = 1_000_000   # multiply-adds of a register-blocked kernel for it to run
                                        # on all cores (each thread packs panels of its own)
-    tiles: int = 4            # a tiled schedule's work in tiles of its largest band (a multiple,
-                              # not a count of statement instances)
 
     @staticmethod
     def none() -> "WorkThresholds":
         """No threshold: optimized code whatever the sizes."""
-        return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0, tiles=0)
+        return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0)
 
     @staticmethod
     def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":
