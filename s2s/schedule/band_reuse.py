@@ -27,22 +27,23 @@ def streaming_bands(scop: Scop, sched: PlutoSchedule) -> frozenset[int]:
         return frozenset()
     out: set[int] = set()
     statements = list(scop.statements)
+    lines = {s.name: _line_accesses(scop, s) for s in statements}
     for rows in sched.bands():
         if len(rows) < 2:
             continue
         members = [sched.rows[k] for k in rows]
         inner = innermost_member(statements, members)
-        if not reuses_lines_across(scop, sched.rows[:rows[0]], members, inner):
+        if not _reuses_lines_across(scop, lines, sched.rows[:rows[0]], members, inner):
             out.add(members[0].band)
     return frozenset(out)
 
 
-def reuses_lines_across(scop: Scop, outer: list[Row], members: list[Row], inner: int) -> bool:
-    """Whether two instances in one iteration of the ``outer`` rows touch one cache line in
-    different iterations of a member that is the innermost loop of neither statement (the point
-    loops run with member ``inner`` innermost)."""
+def _reuses_lines_across(scop: Scop, lines: dict[str, isl.UnionMap], outer: list[Row], members: list[Row],
+                         inner: int) -> bool:
+    """Whether two instances in one iteration of the ``outer`` rows touch one cache line (``lines``:
+    each statement's accesses to lines) in different iterations of a member that is the innermost
+    loop of neither statement (the point loops run with member ``inner`` innermost)."""
     order = [j for j in range(len(members)) if j != inner] + [inner]
-    lines = {s.name: _line_accesses(scop, s) for s in scop.statements}
     innermost = {s.name: _innermost_loop(s, members, order) for s in scop.statements}
     times = rows_map(scop, outer + members)
     for s in scop.statements:
@@ -90,7 +91,6 @@ def _line_accesses(scop: Scop, stmt: Statement) -> isl.UnionMap:
             m = m.apply_range(to_line)
         out = out.union(isl.UnionMap.from_map(m))
     return out
-
 
 
 def inner_member_last(scop: Scop, sched: PlutoSchedule, bands: frozenset[int]) -> PlutoSchedule:

@@ -228,6 +228,7 @@ class PlutoScheduler:
             len(st.iterators) > max((m.dim(isl.dim_type.out) for _, m in st.accesses), default=0)
             for st in scop.statements)
         self._legal: dict[int, isl.BasicSet] = {}   # by index into deps
+        self._original: list[Row] | None = None     # original_order's rows, once found
         self._bound: dict[int, isl.BasicSet] = {}   # by index into reuse
 
     # --- Farkas: the coefficient constraints of one dependence -----------------------------------
@@ -474,11 +475,13 @@ class PlutoScheduler:
     def original_order(self) -> PlutoSchedule:
         """The SCoP's own order as a schedule (no band: nothing tiled), with its parallel loops.
         It has a budget of its own: it is asked for after the search, which may have spent most
-        of the first."""
-        self.deadline = time.perf_counter() + self.budget_s
-        result = PlutoSchedule(self._original_rows(), log=["original order"])
-        self._mark_parallel(result.rows)
-        return result
+        of the first. (Found once: callers get a list of their own, of the same rows.)"""
+        if self._original is None:
+            self.deadline = time.perf_counter() + self.budget_s
+            rows = self._original_rows()
+            self._mark_parallel(rows)
+            self._original = rows
+        return PlutoSchedule(list(self._original), log=["original order"])
 
     def _original_tail(self, found: dict[str, list[tuple[int, ...]]], unsatisfied: list[int]) -> list[Row]:
         """The original schedule's rows to follow the hyperplanes found, less the hyperplanes each

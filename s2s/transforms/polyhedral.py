@@ -156,8 +156,7 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                 return Choice(None, "original code kept: skewed tiles would not vectorize, and the original "
                                     "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
-            parallel_only = True
-            streaming = streaming_bands(scop, sched) if options.tile else frozenset()
+            parallel_only, streaming = True, frozenset()   # (the original order has no band)
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
