@@ -1062,8 +1062,8 @@ def test_busy_machine_measurement(tmp_path, capsys):
     rc, stdout, data, _ = bench(tmp_path, capsys, "--dataset", "MINI", "--repeat", "1", "--kernels", "atax",
                                 "--configs", "baseline", "--busy", "1")
     assert rc == 0 and data["options"]["busy"] == 1 and "1 busy processes alongside" in stdout
-    with competing_load(2):
-        spinning = subprocess.run(["pgrep", "-f", "while True"], capture_output=True, text=True).stdout.split()
-        assert len(spinning) >= 2
-    after = subprocess.run(["pgrep", "-f", "while True"], capture_output=True, text=True).stdout.split()
-    assert not set(spinning) & set(after)
+    with competing_load(2) as spinners:
+        assert len(spinners) == 2
+        assert all(os.path.exists(f"/proc/{pid}") for pid in spinners)
+    # Killed and reaped: their ids are gone (other processes may match any name, so test by id).
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in spinners)

@@ -6,18 +6,19 @@ from __future__ import annotations
 import subprocess
 import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, List
 
 _SPIN = "while True:\n    pass\n"
 
 
 @contextmanager
-def competing_load(processes: int) -> Iterator[None]:
+def competing_load(processes: int) -> Iterator[List[int]]:
+    """Spin ``processes`` interpreters for the body's duration; yields their process ids."""
     spinners = [subprocess.Popen([sys.executable, "-c", _SPIN], stdin=subprocess.DEVNULL,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 for _ in range(processes)]
     try:
-        yield
+        yield [p.pid for p in spinners]
     finally:
         for p in spinners:
             p.kill()
