@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import islpy as isl
-import networkx as nx
 
 from s2s.analysis.dependences import Dependences, last_access, maps_of
 from s2s.analysis.scop import Scop
@@ -187,6 +186,12 @@ def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
     return _unique(out)
 
 
+def _rows_key(m: isl.Map, rows: list[Row]) -> tuple:
+    """What of ``rows`` a dependence ``m`` sees: their coefficients for its two statements."""
+    src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+    return tuple((r.kind, r.coefficients[src], r.coefficients[dst]) for r in rows)
+
+
 def _unique(maps: list[isl.Map]) -> list[isl.Map]:
     out: list[isl.Map] = []
     for m in maps:
@@ -230,6 +235,10 @@ class PlutoScheduler:
         self._legal: dict[int, isl.BasicSet] = {}   # by index into deps
         self._original: list[Row] | None = None     # original_order's rows, once found
         self._bound: dict[int, isl.BasicSet] = {}   # by index into reuse
+        # what _satisfied and _zero_distance found, by dependence and the rows' effect on it
+        self._ordered_by: dict[tuple[int, bool], list[tuple]] = {}
+        self._unordered_by: set[tuple[int, bool, tuple]] = set()
+        self._zero: dict[tuple[int, tuple], bool] = {}
 
     # --- Farkas: the coefficient constraints of one dependence -----------------------------------
 
@@ -240,7 +249,9 @@ class PlutoScheduler:
             return cache[index]
         m = self.reuse[index] if bounding else self.deps[index]
         src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
-        coeffs = m.wrap().coefficients().flatten()
+        # Farkas' lemma needs polyhedra: strided loops give dependences existential variables, whose
+        # rational projection is a superset (constraints that hold on it hold on the dependence)
+        coeffs = m.remove_divs().wrap().coefficients().flatten()
         # coefficient vector layout: [c_cst, c_params..., c_src..., c_dst...]
         ks, kd = self.stmts.index(src), self.stmts.index(dst)
         src_c = [f"a{ks}_{j}" for j in range(self.dims[src])]
@@ -337,9 +348,23 @@ class PlutoScheduler:
     def _satisfied(self, index: int, rows: list[Row], reuse: bool = False) -> bool:
         """Every instance of dependence ``index`` (of ``reuse`` if set, else of ``deps``) is ordered
         by ``rows`` (its distance vector is lexicographically positive)."""
+        m = self.reuse[index] if reuse else self.deps[index]
+        src, dst = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+        while rows and rows[0].kind == "scalar":   # a constant distance: no need for isl
+            gap = rows[0].coefficients[dst][0] - rows[0].coefficients[src][0]
+            if gap:
+                return gap > 0
+            rows = rows[1:]
         if not rows:
             return False
-        d = self._distances(self.reuse[index] if reuse else self.deps[index], rows)
+        key = _rows_key(m, rows)
+        # rows that order a dependence still order it with more rows after them
+        ordering = self._ordered_by.setdefault((index, reuse), [])
+        if any(key[:len(k)] == k for k in ordering):
+            return True
+        if (index, reuse, key) in self._unordered_by:
+            return False
+        d = self._distances(m, rows)
         n = len(rows)
         disjuncts = []
         for k in range(n):
@@ -347,11 +372,18 @@ class PlutoScheduler:
             disjuncts.append("(" + " and ".join(eq + [f"x{k} >= 1"]) + ")")
         xs = ", ".join(f"x{j}" for j in range(n))
         positive = isl.Set(f"{{ [{xs}] : {' or '.join(disjuncts)} }}").align_params(d.get_space())
-        return d.is_subset(positive)
+        if d.is_subset(positive):
+            ordering.append(key)
+            return True
+        self._unordered_by.add((index, reuse, key))
+        return False
 
     def _zero_distance(self, index: int, row: Row) -> bool:
-        d = self._distances(self.deps[index], [row])
-        return d.is_subset(isl.Set("{ [x] : x = 0 }").align_params(d.get_space()))
+        key = (index, _rows_key(self.deps[index], [row]))
+        if key not in self._zero:
+            d = self._distances(self.deps[index], [row])
+            self._zero[key] = d.is_subset(isl.Set("{ [x] : x = 0 }").align_params(d.get_space()))
+        return self._zero[key]
 
     def _coefficients(self, values: list[int], stmt: str) -> tuple[int, ...]:
         """(a_1..a_m, b) of ``stmt`` from a solution vector."""
@@ -522,6 +554,8 @@ class PlutoScheduler:
     def _cut(self, unsatisfied: list[int], initial: bool) -> Row | None:
         """A scalar dimension that orders the strongly connected components of the dependence
         graph (of the unsatisfied dependences) topologically."""
+        import networkx as nx  # imported on use: s2s-cc's start-up time matters
+
         g = nx.DiGraph()
         g.add_nodes_from(self.stmts)
         for d in unsatisfied:

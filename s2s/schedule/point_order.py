@@ -11,7 +11,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import islpy as isl
-import numpy as np
 
 from s2s.analysis.scop import Statement
 from s2s.schedule.pluto import Row
@@ -87,6 +86,8 @@ def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]]
     rows = [list(r.coefficients[st.name][:n]) for r in members]
     if n == 0 or len(rows) != n:
         return None
+    import numpy as np  # imported on use: s2s-cc's start-up time matters
+
     matrix = np.array(rows, dtype=float)
     if abs(np.linalg.det(matrix)) < 0.5:
         return None
