@@ -63,6 +63,9 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
                    help="tile sizes, outermost first, as --s2s-tile (default: from the cache model)")
     p.add_argument("--kernels", choices=("on", "off"), default="on",
                    help="matrix-multiply statements as register-blocked kernels, as --s2s-kernels (default: on)")
+    p.add_argument("--profitability", choices=("on", "off"), default="on",
+                   help="off: a legal schedule replaces the loops even where no gain is expected, "
+                        "as --s2s-profitability (default: on)")
     p.add_argument("--report", action="store_true", help="print one line per loop nest on stderr")
     p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler used to preprocess")
     p.epilog = "Preprocessor flags -D -U -I -include -imacros -isystem -iquote -idirafter -std= are accepted."
@@ -78,7 +81,8 @@ def _run_opt(ns: argparse.Namespace) -> int:
     from s2s.errors import S2SError
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
-                              emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on")
+                              emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on",
+                              profitability=ns.profitability == "on")
     if ns.tile:
         options = replace(options, tile_sizes=ns.tile)
     if not os.path.isfile(ns.input):

@@ -272,6 +272,8 @@ def test_settings_flags_then_env_then_defaults():
     assert settings_mod.resolve([("cc", "clang")], {"S2S_CC": "gcc"}).compiler == ("clang",)
     assert d.kernels and d.pipeline_options().kernels
     assert not settings_mod.resolve([("kernels", "off")], {"S2S_KERNELS": "on"}).pipeline_options().kernels
+    assert d.profitability and d.pipeline_options().profitability
+    assert not settings_mod.resolve([], {"S2S_PROFITABILITY": "off"}).pipeline_options().profitability
 
 
 def test_settings_bad_values_warn_and_use_defaults():

@@ -55,6 +55,41 @@ def test_jacobi_1d_is_skewed_for_tiling():
     assert sched.bands() == [[0, 1]]
 
 
+STRIDED = """
+void f(int m, double *A, double B[7][26]) {
+  for (int i = 2; i < m - 1; i++)
+    for (int j = 0; j < 9; j += 3)
+      A[13*j + i] = 3.3;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 26; j++)
+      for (int k = 0; k < 21; k++)
+        B[i + 2][j] += 2.0 * (A[13*i + k] * A[13*k + j]);
+}
+"""
+
+
+def test_strided_loops_are_scheduled_by_the_pluto_scheduler(tmp_path):
+    """A loop with a step gives its dependences existential variables, on which Farkas' lemma
+    (isl's coefficients) fails: their rational projection stands in, and the result is checked."""
+    src = tmp_path / "strided.c"
+    src.write_text(STRIDED)
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    deps = compute_dependences(scop)
+    sched = PlutoScheduler(scop, deps).schedule()
+    assert any(r.kind == "hyperplane" for r in sched.rows)
+    assert is_legal(deps, rows_map(scop, sched.rows))
+
+
+def test_without_profitability_rules_a_legal_schedule_replaces_the_loops(tmp_path):
+    src = tmp_path / "strided.c"
+    src.write_text(STRIDED)
+    kept = optimize_c_file(str(src), [], PipelineOptions(report=True))
+    forced = optimize_c_file(str(src), [], PipelineOptions(report=True, profitability=False))
+    assert "left as is" in kept.report[0] and not kept.changed
+    assert "optimized" in forced.report[0] and forced.changed
+
+
 # isl's own scheduler needs minutes on these (its merged stencil dependences are large polyhedra)
 ISL_SCHEDULER_TOO_SLOW = ("heat-3d", "adi")
 

@@ -31,6 +31,7 @@ class PipelineOptions:
     fusion: str = "smart"
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model of this machine
     kernels: bool = True   # matrix-multiply statements as register-blocked library nodes
+    profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
 
 
 @dataclass
@@ -68,7 +69,8 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     report: list[str] = []
     choose = None
     if options.mode == "pluto":
-        opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels)
+        opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
+                               options.profitability)
         choose = lambda scop: choose_schedule(scop, opts)  # noqa: E731
     for sdfg in unit.functions:
         if options.mode in ("isl", "pluto"):

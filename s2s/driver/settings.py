@@ -11,6 +11,9 @@ flag                environment            meaning
 ``--s2s-tile=L``    ``S2S_TILE``           tile sizes, outermost first, e.g. ``32,32,64`` (the last repeats)
 ``--s2s-kernels=K`` ``S2S_KERNELS``        ``on`` (default): matrix-multiply statements as register-blocked
                                            kernels; ``off``: as tiled loops
+``--s2s-profitability=P`` ``S2S_PROFITABILITY``  ``on`` (default): a new schedule replaces the user's loops only
+                                           where the rules expect a gain; ``off``: wherever one is legal
+                                           (for fuzzing and tuning the code generator)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
@@ -39,7 +42,8 @@ FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
-_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels")
+_VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
+                "profitability")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
@@ -58,6 +62,7 @@ class DriverSettings:
     fuse: str = "smart"
     tile_sizes: tuple[int, ...] | None = DEFAULT_TILE
     kernels: bool = True
+    profitability: bool = True
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -70,7 +75,7 @@ class DriverSettings:
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
-                               kernels=self.kernels)
+                               kernels=self.kernels, profitability=self.profitability)
 
     @property
     def compiler_name(self) -> str:
@@ -192,6 +197,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         fuse=choice("fuse", FUSIONS, "smart"),
         tile_sizes=tile_sizes,
         kernels=choice("kernels", ("on", "off"), "on") == "on",
+        profitability=choice("profitability", ("on", "off"), "on") == "on",
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,

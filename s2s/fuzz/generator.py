@@ -101,7 +101,8 @@ class _Draft:
             tile=",".join(str(r.choice((2, 3, 4, 5, 8))) for _ in range(3)) if r.random() < 0.4 else "",
             fuse=r.choices(("smart", "max", "no"), (6, 2, 2))[0],
             kernels="on" if r.random() < 0.9 else "off",
-            work=ZERO_WORK if r.random() < 0.8 else "")
+            work=ZERO_WORK if r.random() < 0.8 else "",
+            profitability="off" if r.random() < 0.5 else "on")
         return Program(self.seed, tuple(self.params), tuple(self.arrays), tuple(self.scalars), tuple(body), config)
 
     def _add_array(self, name: str, ctype: str, kind: str, **extra) -> None:

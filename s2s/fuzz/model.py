@@ -226,9 +226,12 @@ class BuildConfig:
     # S2S_WORK_THRESHOLDS: our programs are small, and below the default thresholds s2s keeps the
     # user's loops; zero thresholds make it optimize them (empty: the defaults, their versioning tested)
     work: str = ""
+    # S2S_PROFITABILITY: "off" makes s2s replace the loops by any legal schedule, tiled, gain or not,
+    # so that its code generator meets the schedules its gain rules would turn down
+    profitability: str = "on"
 
     def env(self) -> dict[str, str]:
-        env = {"S2S_FUSE": self.fuse, "S2S_KERNELS": self.kernels}
+        env = {"S2S_FUSE": self.fuse, "S2S_KERNELS": self.kernels, "S2S_PROFITABILITY": self.profitability}
         if self.tile:
             env["S2S_TILE"] = self.tile
         if self.work:

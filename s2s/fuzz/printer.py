@@ -25,7 +25,8 @@ def header_comment(program: Program, target: str = "c", note: str = "") -> str:
     """The first line of a saved program: how to rebuild the failure (read back by the regression tests)."""
     cfg = program.config
     fields = [f"seed={program.seed}", f"target={target}", f"tile={cfg.tile or '-'}", f"fuse={cfg.fuse}",
-              f"kernels={cfg.kernels}", f"work={cfg.work or '-'}", f"args={','.join(program.args()) or '-'}"]
+              f"kernels={cfg.kernels}", f"work={cfg.work or '-'}",
+              f"profitability={cfg.profitability}", f"args={','.join(program.args()) or '-'}"]
     text = f"/* {HEADER_TAG} {' '.join(fields)} */\n"
     if note:
         text += "".join(f"/* {line} */\n" for line in note.splitlines())

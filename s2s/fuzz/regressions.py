@@ -1,6 +1,6 @@
 """Saved failures: one small C file each, whose first comment says how to rebuild and run it.
 
-    /* s2s-fuzz: seed=1234 target=openmp tile=4,2,8 fuse=smart kernels=on work=- args=7,12 */
+    /* s2s-fuzz: seed=1234 target=openmp tile=4,2,8 fuse=smart kernels=on work=- profitability=on args=7,12 */
     /* s2s-fuzz-xfail: <why, while the bug is open> */      (optional)
 
 ``tests/fuzz_regressions/*.c`` are such files; the test suite checks each one both ways with
@@ -42,7 +42,8 @@ def read_case(path: Path) -> SavedCase:
     fields = dict(item.split("=", 1) for item in m.group(1).split())
     config = BuildConfig(tile="" if fields.get("tile", "-") == "-" else fields["tile"],
                          fuse=fields.get("fuse", "smart"), kernels=fields.get("kernels", "on"),
-                         work="" if fields.get("work", "-") == "-" else fields["work"])
+                         work="" if fields.get("work", "-") == "-" else fields["work"],
+                         profitability=fields.get("profitability", "on"))
     args = [] if fields.get("args", "-") == "-" else fields["args"].split(",")
     x = _XFAIL.search(text)
     return SavedCase(path, int(fields.get("seed", "0")), fields.get("target", "c"), config, args,

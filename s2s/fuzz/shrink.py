@@ -65,7 +65,8 @@ def edits(p: Program) -> Iterator[Program]:
                 yield replace(p, params=params)
     if p.config != BuildConfig():
         yield replace(p, config=BuildConfig())
-        for field_name, default in (("tile", ""), ("fuse", "smart"), ("kernels", "on"), ("work", "")):
+        for field_name, default in (("tile", ""), ("fuse", "smart"), ("kernels", "on"), ("work", ""),
+                                    ("profitability", "on")):
             if getattr(p.config, field_name) != default:
                 yield replace(p, config=replace(p.config, **{field_name: default}))
 

@@ -9,7 +9,8 @@ from s2s.transforms.polyhedral import OptimizeOptions
 from s2s.transforms.work_guard import work_thresholds
 
 
-def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True):
+def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True,
+                     profitability: bool = True):
     """The scheduler's options on this machine (its caches and vector registers, read once; the
     work thresholds from ``$S2S_WORK_THRESHOLDS`` or their defaults)."""
     try:
@@ -18,7 +19,7 @@ def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: 
         topo = None
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
                            parallel=parallel, matmul=kernel_target(topo) if kernels else None,
-                           thresholds=work_thresholds())
+                           thresholds=work_thresholds(), profitability=profitability)
 
 
 def tile_budget_bytes(topo) -> int:

@@ -51,6 +51,8 @@ class OptimizeOptions:
                                          # library nodes for this machine (None: as loops)
     thresholds: WorkThresholds = WorkThresholds.none()   # the work optimized code needs to pay for
                                                          # itself (optimize_options: this machine's)
+    profitability: bool = True   # False: a legal schedule replaces the user's loops even where the
+                                 # rules expect no gain (every band tiled): fuzzing and tuning
 
 
 @dataclass(frozen=True)
@@ -126,14 +128,15 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
         schedule, note = _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
         return Choice(schedule, note, scheduler_failed=True), ()
-    if any(_kernel_below_threshold(scop, st, options) for st in scop.statements):
+    gain_rules = options.profitability
+    if gain_rules and any(_kernel_below_threshold(scop, st, options) for st in scop.statements):
         # (tiled loops ran slower than gcc on the user's i-k-j at such sizes: syrk at SMALL 0.67x)
         return Choice(None, f"original code kept: a matrix multiply along rows with fewer than "
                             f"{short_count(options.thresholds.kernel)} multiply-adds"), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     # (a library node is a gain of its own: these rules are about new loop orders only)
     plain = ""
-    streaming = streaming_bands(scop, sched) if options.tile else frozenset()
+    streaming = streaming_bands(scop, sched) if options.tile and gain_rules else frozenset()
     sched = inner_member_last(scop, sched, streaming)
     if not kernels and _only_streaming_bands(sched, streaming):
         original = scheduler.original_order()
@@ -141,13 +144,13 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
             # (the new order's fused loops of unrelated nests carry guards that stop vectorization)
             sched, streaming = original, frozenset()
             plain = "; original order kept: no band reuses a cache line across its loops"
-    reason = None if kernels else _not_worth_regenerating(scop, sched, scheduler, options, streaming)
+    reason = None if kernels or not gain_rules else _not_worth_regenerating(scop, sched, scheduler, options, streaming)
     if reason:
         return Choice(None, reason), ()
     # (what the new order gains on one thread; if nothing, it pays only where a region runs)
-    parallel_only = options.parallel and not kernels and _not_worth_regenerating(
+    parallel_only = gain_rules and options.parallel and not kernels and _not_worth_regenerating(
         scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
-    if sched.skewed and not kernels:
+    if sched.skewed and not kernels and gain_rules:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
         original = scheduler.original_order()
