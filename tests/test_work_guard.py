@@ -334,3 +334,49 @@ def test_an_order_that_gains_only_in_parallel_runs_only_where_a_region_does(tmp_
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
     line = next(ln for ln in result.report if ": smooth: " in ln)
     assert "left as is" in line and "gains only in parallel" in line, line
+
+
+SHORTEST_PATHS = textwrap.dedent("""\
+    #include <stdio.h>
+    #include <stdlib.h>
+    static void relax(int n, int D[n][n]) {
+      for (int k = 0; k < n; k++)
+        for (int i = 0; i < n; i++)
+          for (int j = 0; j < n; j++)
+            D[i][j] = D[i][j] < D[i][k] + D[k][j] ? D[i][j] : D[i][k] + D[k][j];
+    }
+    int main(int argc, char **argv) {
+      int n = atoi(argv[1]);
+      int (*D)[n] = malloc(sizeof(int) * n * n);
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+          D[i][j] = i == j ? 0 : (i * 31 + j * 17) % 97 + 1;
+      relax(n, D);
+      long s = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+          s += (long)D[i][j] * (i + 3 * j);
+      printf("%ld\\n", s);
+      return 0;
+    }
+    """)
+
+
+def test_a_wavefront_whose_regions_run_sequentially_walks_the_sequential_tiles(tmp_path, monkeypatch):
+    # floyd-warshall's tiles run as a wavefront under OpenMP; where no region has the work to run
+    # in parallel, the tiles of the sequential target run instead (row by row, not diagonally)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=2000")
+    src = tmp_path / "paths.c"
+    src.write_text(SHORTEST_PATHS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if ": relax: " in ln)
+    assert "wavefront" in line and "the sequential target's tiles where no region has the work" in line, line
+    gen = tmp_path / "gen.c"
+    gen.write_text(result.source)
+    exe_ref, exe_opt = tmp_path / "ref", tmp_path / "opt"
+    subprocess.run([REAL_CC, "-O2", str(src), "-o", str(exe_ref)], check=True, capture_output=True)
+    subprocess.run([REAL_CC, "-O2", "-fopenmp", str(gen), "-o", str(exe_opt)], check=True, capture_output=True)
+    for n in ("60", "200"):   # (the regions' average work is below, then above the threshold)
+        outs = [subprocess.run([str(exe), n], check=True, capture_output=True, text=True,
+                               env={"OMP_NUM_THREADS": "2"}).stdout for exe in (exe_ref, exe_opt)]
+        assert outs[0] == outs[1], n

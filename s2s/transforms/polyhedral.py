@@ -75,6 +75,10 @@ class Choice:
     min_kernel_region_work: int = 0   # what a parallel register-blocked kernel needs
     parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
                                       # thread it walks memory no better than the user's loops)
+    wavefront: bool = False           # its parallelism is a wavefront of tiles
+    sequential: "Choice | None" = None   # with a wavefront: what the sequential target chose, for
+                                         # where no region has the work to run in parallel (the
+                                         # wavefront walks tiles diagonally, for nothing on one thread)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -92,6 +96,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     choice = _with_or_without_expansion(scop, options)
+    if choice.wavefront and choice.expansion is None:
+        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False))
+        if sequential.expansion is None:
+            choice = dataclasses.replace(choice, sequential=sequential)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel)
@@ -186,7 +194,8 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
-                  min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only), kernels
+                  min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
+                  wavefront=options.parallel and "wavefront of tiles" in tiling), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
