@@ -52,22 +52,30 @@ def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -
     Where isl cannot tell, or not within DATAFLOW_MAX_OPERATIONS, every earlier instance that
     touched it: a superset, which orders more and privatizes less, so is safe wherever the exact
     relation is used."""
+    flow = exact_flow(sink, source, sched)
+    return flow.get_must_dependence() if flow is not None else _memory_based(sink, source, sched)
+
+
+def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionFlow | None:
+    """isl's dataflow analysis of ``sink`` from the must-sources ``source`` in the order of
+    ``sched``, or None where isl cannot tell within DATAFLOW_MAX_OPERATIONS (callers then assume
+    the worst)."""
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
     try:
         with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-            return info.set_schedule_map(sched).compute_flow().get_must_dependence()
+            return info.set_schedule_map(sched).compute_flow()
     except isl.Error as error:
         if _out_of_quota(error):
-            return _memory_based(sink, source, sched)
+            return None
     # isl rejects some schedule maps with loops that run downward ("affine expression involves
     # some of the domain dimensions"); the same order as a schedule tree often passes
     try:
         tree = isl.Schedule.from_domain(sched.domain()).insert_partial_schedule(
             isl.MultiUnionPwAff.from_union_map(sched))
         with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-            return info.set_schedule(tree).compute_flow().get_must_dependence()
+            return info.set_schedule(tree).compute_flow()
     except isl.Error:
-        return _memory_based(sink, source, sched)
+        return None
 
 
 def _memory_based(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:

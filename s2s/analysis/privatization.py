@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from s2s.analysis.dependences import accesses_to, maps_of
+from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.scop import Loop, Scop
 
 
@@ -25,8 +25,9 @@ def privatizable(scop: Scop, loop: Loop, array: str) -> bool:
     """Whether each iteration of ``loop`` may work on a copy of ``array`` of its own, the last
     iteration's copy being the array itself (see the module docstring)."""
     inside = {s.name for s in scop.statements_in(loop)}
-    flow = isl.UnionAccessInfo.from_sink(accesses_to(scop.reads, array)).set_must_source(
-        accesses_to(scop.writes, array)).set_schedule_map(scop.schedule_map).compute_flow()
+    flow = exact_flow(accesses_to(scop.reads, array), accesses_to(scop.writes, array), scop.schedule_map)
+    if flow is None:
+        return False   # isl cannot tell where the values come from
     if any(m.get_tuple_name(isl.dim_type.in_) in inside for m in maps_of(flow.get_may_no_source())):
         return False   # a value from before the SCoP is read inside the loop
     dim = 2 * loop.depth + 1   # the loop's dimension of the flat schedule

@@ -27,7 +27,7 @@ import islpy as isl
 
 from s2s.analysis import Scop, build_scop
 from s2s.analysis.affine import only_through
-from s2s.analysis.dependences import accesses_to, maps_of
+from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.scop import Loop
 from s2s.ir import (
     AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
@@ -84,8 +84,9 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
     loop = users[0].loops[common - 1]
     reads = accesses_to(scop.reads, name)
     writes = accesses_to(scop.writes, name)
-    flow = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes).set_schedule_map(
-        scop.schedule_map).compute_flow()
+    flow = exact_flow(reads, writes, scop.schedule_map)
+    if flow is None:
+        return None   # isl cannot tell where the values come from
     if not flow.get_must_no_source().is_empty() or not flow.get_may_no_source().is_empty():
         return None   # a value from before the SCoP is read
     for dep in maps_of(flow.get_must_dependence()):
