@@ -38,7 +38,7 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     reads, writes = scop.reads, scop.writes
     if array is not None:
         reads, writes = accesses_to(reads, array), accesses_to(writes, array)
-    flow = last_access(reads, writes, sched)
+    flow = last_access(reads, writes, sched, scop.schedule_tree)
     before = sched.lex_lt_union_map(sched)  # pairs of instances in execution order
     flow_memory = writes.apply_range(reads.reverse()).intersect(before)
     anti = reads.apply_range(writes.reverse()).intersect(before)
@@ -46,21 +46,31 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
 
 
-def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:
+def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
+                tree: isl.Schedule | None = None) -> isl.UnionMap:
     """Each instance of ``sink`` from the last instance of ``source`` before it, in the order of
     ``sched``, that touched its element (isl's dataflow analysis: the source to sink relation).
     Where isl cannot tell, or not within DATAFLOW_MAX_OPERATIONS, every earlier instance that
     touched it: a superset, which orders more and privatizes less, so is safe wherever the exact
     relation is used."""
-    flow = exact_flow(sink, source, sched)
+    flow = exact_flow(sink, source, sched, tree)
     return flow.get_must_dependence() if flow is not None else _memory_based(sink, source, sched)
 
 
-def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionFlow | None:
+def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
+               tree: isl.Schedule | None = None) -> isl.UnionFlow | None:
     """isl's dataflow analysis of ``sink`` from the must-sources ``source`` in the order of
     ``sched``, or None where isl cannot tell within DATAFLOW_MAX_OPERATIONS (callers then assume
-    the worst)."""
+    the worst). ``tree``, the same order as a schedule tree, is tried first: isl splits the
+    problem along its sequences (about twice as fast on fuzzed programs of a dozen statements)."""
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
+    if tree is not None:
+        try:
+            with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
+                return info.set_schedule(tree).compute_flow()
+        except isl.Error as error:
+            if _out_of_quota(error):
+                return None
     try:
         with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
             return info.set_schedule_map(sched).compute_flow()

@@ -25,7 +25,8 @@ def privatizable(scop: Scop, loop: Loop, array: str) -> bool:
     """Whether each iteration of ``loop`` may work on a copy of ``array`` of its own, the last
     iteration's copy being the array itself (see the module docstring)."""
     inside = {s.name for s in scop.statements_in(loop)}
-    flow = exact_flow(accesses_to(scop.reads, array), accesses_to(scop.writes, array), scop.schedule_map)
+    flow = exact_flow(accesses_to(scop.reads, array), accesses_to(scop.writes, array), scop.schedule_map,
+                      scop.schedule_tree)
     if flow is None:
         return False   # isl cannot tell where the values come from
     if any(m.get_tuple_name(isl.dim_type.in_) in inside for m in maps_of(flow.get_may_no_source())):

@@ -176,7 +176,9 @@ def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
     end every band."""
     reads, writes, sched = scop.reads, scop.writes, scop.schedule_map
 
-    value_based = deps.flow.union(last_access(writes, reads, sched)).union(last_access(writes, writes, sched))
+    tree = scop.schedule_tree
+    value_based = deps.flow.union(last_access(writes, reads, sched, tree)).union(
+        last_access(writes, writes, sched, tree))
     by_pair = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)): m
                for m in maps_of(value_based)}
     out = []

@@ -84,7 +84,7 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
     loop = users[0].loops[common - 1]
     reads = accesses_to(scop.reads, name)
     writes = accesses_to(scop.writes, name)
-    flow = exact_flow(reads, writes, scop.schedule_map)
+    flow = exact_flow(reads, writes, scop.schedule_map, scop.schedule_tree)
     if flow is None:
         return None   # isl cannot tell where the values come from
     if not flow.get_must_no_source().is_empty() or not flow.get_may_no_source().is_empty():
