@@ -313,21 +313,11 @@ def test_an_order_that_gains_only_in_parallel_runs_only_where_a_region_does(tmp_
     # a time-stepped stencil: under OpenMP its original order with the i loops parallel; on one
     # thread that order is the user's, so where no region has the work the user's loops run
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=50000")
-    src = tmp_path / "jacobi.c"
-    src.write_text(JACOBI_STEPS)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
-    line = next(ln for ln in result.report if ": smooth: " in ln)
+    # (28^2 and 398^2 points a region: below and above the threshold)
+    line = _openmp_matches_gcc(tmp_path, JACOBI_STEPS, ": smooth: ", ("30", "400"))
     assert "optimized" in line and "the user's loops where no region has the work" in line, line
-    gen = tmp_path / "gen.c"
-    gen.write_text(result.source)
-    for n in ("30", "400"):   # (28^2 and 398^2 points a region: below and above the threshold)
-        exe_ref, exe_opt = tmp_path / "ref", tmp_path / "opt"
-        subprocess.run([REAL_CC, "-O2", str(src), "-o", str(exe_ref)], check=True, capture_output=True)
-        subprocess.run([REAL_CC, "-O2", "-fopenmp", str(gen), "-o", str(exe_opt)], check=True, capture_output=True)
-        outs = [subprocess.run([str(exe), n], check=True, capture_output=True, text=True,
-                               env={"OMP_NUM_THREADS": "2"}).stdout for exe in (exe_ref, exe_opt)]
-        assert outs[0] == outs[1], n
     # sizes known when compiling, every region below the threshold: nothing to gain
+    src = tmp_path / "fixed.c"
     src.write_text(JACOBI_STEPS.replace("static void smooth(int steps, int n,", "#define n 30\n#define steps 5\n"
                                         "static void smooth(").replace("smooth(5, n, A, B)", "smooth(A, B)")
                    .replace("int n = atoi(argv[1]);", ""))
@@ -366,17 +356,24 @@ def test_a_wavefront_whose_regions_run_sequentially_walks_the_sequential_tiles(t
     # floyd-warshall's tiles run as a wavefront under OpenMP; where no region has the work to run
     # in parallel, the tiles of the sequential target run instead (row by row, not diagonally)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=2000")
-    src = tmp_path / "paths.c"
-    src.write_text(SHORTEST_PATHS)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
-    line = next(ln for ln in result.report if ": relax: " in ln)
+    # (the regions' average work is below, then above the threshold)
+    line = _openmp_matches_gcc(tmp_path, SHORTEST_PATHS, ": relax: ", ("60", "200"))
     assert "wavefront" in line and "the sequential target's tiles where no region has the work" in line, line
+
+
+def _openmp_matches_gcc(tmp_path, program: str, function: str, sizes: tuple[str, ...]) -> str:
+    """Optimize ``program`` for OpenMP, check that it prints what gcc's build prints for each
+    size (its argument), and return the report line of ``function``."""
+    src = tmp_path / "prog.c"
+    src.write_text(program)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
     gen = tmp_path / "gen.c"
     gen.write_text(result.source)
     exe_ref, exe_opt = tmp_path / "ref", tmp_path / "opt"
     subprocess.run([REAL_CC, "-O2", str(src), "-o", str(exe_ref)], check=True, capture_output=True)
     subprocess.run([REAL_CC, "-O2", "-fopenmp", str(gen), "-o", str(exe_opt)], check=True, capture_output=True)
-    for n in ("60", "200"):   # (the regions' average work is below, then above the threshold)
+    for n in sizes:
         outs = [subprocess.run([str(exe), n], check=True, capture_output=True, text=True,
                                env={"OMP_NUM_THREADS": "2"}).stdout for exe in (exe_ref, exe_opt)]
         assert outs[0] == outs[1], n
+    return next(ln for ln in result.report if function in ln)

@@ -64,28 +64,20 @@ def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
     the worst). ``tree``, the same order as a schedule tree, is tried first: isl splits the
     problem along its sequences (about twice as fast on fuzzed programs of a dozen statements)."""
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
-    if tree is not None:
+    # isl rejects some schedule maps with loops that run downward ("affine expression involves
+    # some of the domain dimensions"); the same order as one band of a schedule tree often passes
+    orders = [] if tree is None else [lambda: info.set_schedule(tree)]
+    orders += [lambda: info.set_schedule_map(sched),
+               lambda: info.set_schedule(isl.Schedule.from_domain(sched.domain()).insert_partial_schedule(
+                   isl.MultiUnionPwAff.from_union_map(sched)))]
+    for order in orders:
         try:
             with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-                return info.set_schedule(tree).compute_flow()
+                return order().compute_flow()
         except isl.Error as error:
             if _out_of_quota(error):
                 return None
-    try:
-        with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-            return info.set_schedule_map(sched).compute_flow()
-    except isl.Error as error:
-        if _out_of_quota(error):
-            return None
-    # isl rejects some schedule maps with loops that run downward ("affine expression involves
-    # some of the domain dimensions"); the same order as a schedule tree often passes
-    try:
-        tree = isl.Schedule.from_domain(sched.domain()).insert_partial_schedule(
-            isl.MultiUnionPwAff.from_union_map(sched))
-        with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-            return info.set_schedule(tree).compute_flow()
-    except isl.Error:
-        return None
+    return None
 
 
 def _memory_based(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap) -> isl.UnionMap:
