@@ -522,6 +522,15 @@ def test_fallback_on_injected_fault(tmp_path, fault, reason):
     assert run([tmp_path / "prog"], tmp_path).stdout == "1008\n"
 
 
+def test_a_file_without_loops_is_not_parsed(tmp_path):
+    # (the GNU `a ?: b` has no rule in our parser: parsed, it would fall back with a note)
+    write(tmp_path / "glue.c", '#include <stdio.h>\nstatic int pick(int a, int b) { return a ?: b; }\n'
+                               'int main(int argc, char **argv) { printf("%d\\n", pick(argc - 1, 7)); return 0; }\n')
+    r = s2s_cc(["-O2", "glue.c", "-o", "prog"], tmp_path)
+    assert r.returncode == 0 and notes(r.stderr) == [], r.stderr
+    assert run([tmp_path / "prog"], tmp_path).stdout == "7\n"
+
+
 def test_fallback_on_injected_fault_in_a_link_of_several_files(project):
     r = s2s_cc(["-Isrc", "src/main.c", "src/util.c", "-o", "prog"], project, S2S_INJECT_FAULT="pipeline")
     assert r.returncode == 0 and len(notes(r.stderr)) == 2
