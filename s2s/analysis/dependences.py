@@ -8,11 +8,13 @@ import islpy as isl
 
 from s2s.analysis.scop import Loop, Scop
 from s2s.ir import Binary, Tasklet, expr as ex
-from s2s.time_limit import isl_operation_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 # isl's dataflow analysis can run for minutes on a few dozen accesses with modulo-like subscripts;
-# past this many elementary steps, the memory-based superset stands in
+# past this many elementary steps, or this many seconds (its counter misses steps on large
+# integers: 5M steps took 44 s on fuzz seed 3002974), the memory-based superset stands in
 DATAFLOW_MAX_OPERATIONS = 5_000_000
+DATAFLOW_BUDGET_S = 5.0
 
 
 @dataclass
@@ -54,15 +56,45 @@ def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
     touched it: a superset, which orders more and privatizes less, so is safe wherever the exact
     relation is used."""
     flow = exact_flow(sink, source, sched, tree)
-    return flow.get_must_dependence() if flow is not None else _memory_based(sink, source, sched)
+    return flow.must_dependence if flow is not None else _memory_based(sink, source, sched)
+
+
+@dataclass(frozen=True)
+class Flow:
+    """What isl's dataflow analysis found: each sink instance from its last source instance, and
+    the sink instances that no source instance (certainly, possibly) wrote before."""
+
+    must_dependence: isl.UnionMap
+    must_no_source: isl.UnionMap
+    may_no_source: isl.UnionMap
 
 
 def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
-               tree: isl.Schedule | None = None) -> isl.UnionFlow | None:
+               tree: isl.Schedule | None = None) -> Flow | None:
     """isl's dataflow analysis of ``sink`` from the must-sources ``source`` in the order of
-    ``sched``, or None where isl cannot tell within DATAFLOW_MAX_OPERATIONS (callers then assume
-    the worst). ``tree``, the same order as a schedule tree, is tried first: isl splits the
-    problem along its sequences (about twice as fast on fuzzed programs of a dozen statements)."""
+    ``sched``, or None where isl cannot tell within DATAFLOW_MAX_OPERATIONS and DATAFLOW_BUDGET_S
+    (callers then assume the worst). ``tree``, the same order as a schedule tree, is tried first:
+    isl splits the problem along its sequences (about twice as fast on fuzzed programs of a dozen
+    statements). It runs in a child process killed at the budget, as isl cannot be interrupted."""
+    def texts() -> tuple[str, str, str] | None:
+        flow = _isl_flow(sink, source, sched, tree)
+        if flow is None:
+            return None
+        return (flow.get_must_dependence().to_str(), flow.get_must_no_source().to_str(),
+                flow.get_may_no_source().to_str())
+
+    try:
+        found = run_with_time_limit(texts, DATAFLOW_BUDGET_S)
+    except TimeLimitExceeded:
+        return None
+    if found is None:
+        return None
+    ctx = sink.get_ctx()
+    return Flow(*(isl.UnionMap.read_from_str(ctx, text) for text in found))
+
+
+def _isl_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
+              tree: isl.Schedule | None) -> isl.UnionFlow | None:
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
     # isl rejects some schedule maps with loops that run downward ("affine expression involves
     # some of the domain dimensions"); the same order as one band of a schedule tree often passes

@@ -29,11 +29,11 @@ def privatizable(scop: Scop, loop: Loop, array: str) -> bool:
                       scop.schedule_tree)
     if flow is None:
         return False   # isl cannot tell where the values come from
-    if any(m.get_tuple_name(isl.dim_type.in_) in inside for m in maps_of(flow.get_may_no_source())):
+    if any(m.get_tuple_name(isl.dim_type.in_) in inside for m in maps_of(flow.may_no_source)):
         return False   # a value from before the SCoP is read inside the loop
     dim = 2 * loop.depth + 1   # the loop's dimension of the flat schedule
     followed = _followed_by_later_iteration(scop, inside, dim)
-    for dep in maps_of(flow.get_must_dependence()):
+    for dep in maps_of(flow.must_dependence):
         source, sink = dep.get_tuple_name(isl.dim_type.in_), dep.get_tuple_name(isl.dim_type.out)
         if source not in inside:
             if sink in inside:

@@ -87,9 +87,9 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
     flow = exact_flow(reads, writes, scop.schedule_map, scop.schedule_tree)
     if flow is None:
         return None   # isl cannot tell where the values come from
-    if not flow.get_must_no_source().is_empty() or not flow.get_may_no_source().is_empty():
+    if not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
         return None   # a value from before the SCoP is read
-    for dep in maps_of(flow.get_must_dependence()):
+    for dep in maps_of(flow.must_dependence):
         same = dep
         for d in range(common):
             same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
