@@ -114,3 +114,18 @@ def isl_operation_limit(operations: int) -> Iterator[None]:
     finally:
         ctx.set_max_operations(0)
         ctx.reset_operations()
+
+
+@contextmanager
+def isl_operation_limit_lifted() -> Iterator[None]:
+    """isl calls inside run free of an enclosing ``isl_operation_limit`` (for work bounded
+    otherwise: past the limit isl stops some computations early and returns what it has, a point
+    count among them); the enclosing limit counts afresh on the way out."""
+    ctx = isl.DEFAULT_CONTEXT
+    limit = ctx.get_max_operations()
+    ctx.set_max_operations(0)
+    try:
+        yield
+    finally:
+        ctx.reset_operations()
+        ctx.set_max_operations(limit)
