@@ -425,7 +425,8 @@ class _Model:
             s = s.add_dims(isl.dim_type.set, len(dims) - k - 1)
             for j in range(k + 1, len(dims)):
                 s = s.set_dim_name(isl.dim_type.set, j, dims[j])
-            domain = domain.intersect(s.set_tuple_name(name))
+            # (coalesced at each loop: generated code's min/max bounds multiply their pieces)
+            domain = domain.intersect(s.set_tuple_name(name)).coalesce()
         for cond, positive in conds:
             c = b.condition(cond)
             domain = domain.intersect(c if positive else c.complement())
