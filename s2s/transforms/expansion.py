@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from s2s.analysis import Scop, build_scop
+from s2s.analysis import NotAffine, Scop, build_scop
 from s2s.analysis.affine import only_through
 from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.scop import Loop
@@ -134,8 +134,9 @@ def _is_box(elements: isl.Set) -> bool:
     return product.is_equal(elements)
 
 
-def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion:
-    """``scop`` with each of ``scratch`` expanded along its loop."""
+def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
+    """``scop`` with each of ``scratch`` expanded along its loop; None where the expanded code is
+    not one the polyhedral model can describe (an expanded array whose rows it cannot tell apart)."""
     containers = scop.sdfg.container_map
     build = isl.AstBuild.from_context(scop.context)
 
@@ -169,7 +170,10 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion:
     nodes = tuple(_rewrite(n, renames) for n in scop.nodes) + tuple(copies)
     sdfg = dataclasses.replace(scop.sdfg, containers=tuple(scop.sdfg.containers) + tuple(arrays) + tuple(counters))
     parent = Sequence(f"S.expanded.{scop.nodes[0].id}", nodes)
-    expanded = build_scop(sdfg, parent, nodes, scop.params)
+    try:
+        expanded = build_scop(sdfg, parent, nodes, scop.params)
+    except NotAffine:
+        return None
     allocated = None
     for a in arrays:
         cond = Binary("!=", Sym(a.name), Const("0"))
