@@ -9,8 +9,6 @@ import os
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-import islpy as isl
-
 
 class TimeLimitExceeded(Exception):
     """A call ran past its time limit."""
@@ -103,6 +101,8 @@ def isl_operation_limit(operations: int) -> Iterator[None]:
     """isl calls inside raise ``isl.Error`` once they have done ``operations`` elementary steps
     between them (isl's own counter; the limit is lifted on the way out). Inside another such
     limit, that one stays in force (isl has one counter)."""
+    import islpy as isl  # (imported on use: s2s-cc's start-up time matters)
+
     ctx = isl.DEFAULT_CONTEXT
     if ctx.get_max_operations():
         yield
@@ -121,6 +121,8 @@ def isl_operation_limit_lifted() -> Iterator[None]:
     """isl calls inside run free of an enclosing ``isl_operation_limit`` (for work bounded
     otherwise: past the limit isl stops some computations early and returns what it has, a point
     count among them); the enclosing limit counts afresh on the way out."""
+    import islpy as isl  # (imported on use: s2s-cc's start-up time matters)
+
     ctx = isl.DEFAULT_CONTEXT
     limit = ctx.get_max_operations()
     ctx.set_max_operations(0)

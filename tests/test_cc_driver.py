@@ -306,7 +306,7 @@ def test_cpp_args_handed_to_pipeline(tmp_path, monkeypatch):
     """In-process: the pipeline gets the user's preprocessor flags in order, the file as given."""
     from s2s.driver import pipeline
 
-    src = write(tmp_path / "k.c", "int k(void) { return KV; }\n")
+    src = write(tmp_path / "k.c", "int k(void) { int s = 0; for (int i = 0; i < KV; i++) s += i; return s; }\n")
     seen = {}
 
     def fake(path, cpp_args, options):
@@ -533,7 +533,8 @@ def test_a_file_without_loops_is_not_parsed(tmp_path):
 
 def test_fallback_on_injected_fault_in_a_link_of_several_files(project):
     r = s2s_cc(["-Isrc", "src/main.c", "src/util.c", "-o", "prog"], project, S2S_INJECT_FAULT="pipeline")
-    assert r.returncode == 0 and len(notes(r.stderr)) == 2
+    # (util.c has no loop: the optimizer, and its fault, never start on it)
+    assert r.returncode == 0 and len(notes(r.stderr)) == 1 and "src/main.c" in notes(r.stderr)[0]
     assert run([project / "prog"], project).stdout == "1008 src/main.c\n"
 
 
@@ -628,7 +629,8 @@ def test_cmake_project(project, style):
     assert r.returncode == 0, r.stdout + r.stderr
     assert NOTE not in r.stdout + r.stderr
     assert run([project / "build" / "demo"], project).stdout == f"1008 {project}/src/main.c\n"
-    assert (keep / "main.s2s.c").is_file() and (keep / "util.s2s.c").is_file()
+    # (util.c has no loop: the compiler reads it as it is, and there is nothing to keep)
+    assert (keep / "main.s2s.c").is_file() and not (keep / "util.s2s.c").exists()
     deps = (project / "build" / "CMakeFiles" / "demo.dir" / "src" / "main.c.o.d").read_text()
     assert "s2s-cc-" not in deps and f"{project}/src/main.c" in deps
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -208,16 +209,26 @@ class _Build:
 
     def _compile_one(self, n: int, source: InputFile, output: str) -> bool:
         """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
+        if self.cfg.mode != "off" and not _has_loop_keyword(source.path):
+            # (nothing to gain: the compiler reads the user's file, the optimizer never starts)
+            if self.cfg.report:
+                self._say_later(f"{PROG}: report: {source.path}: no loop; compiled as it is")
+            return self._compile_original(source, output)
         try:
             reason = self._compile_generated(n, source, output, self._optimize(source))
         except Exception as exc:
             reason = _describe(exc)
         if not reason:
             return True
+        if not self._compile_original(source, output):
+            return False
+        self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
+        return True
+
+    def _compile_original(self, source: InputFile, output: str) -> bool:
         if self._capture(self._compile_command(source, source.path, output)) != 0:
             self.failure = f"{source.path} does not compile"
             return False
-        self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
         return True
 
     def _optimize(self, source: InputFile) -> PipelineResult:
@@ -422,6 +433,18 @@ def _why_link_openmp(cfg: DriverSettings, cl: CommandLine) -> str:
         more = f" and {len(marked) - 1} more" if len(marked) > 1 else ""
         return f"{marked[0]}{more} holds OpenMP code made by {PROG}, and the command links no OpenMP runtime"
     return ""
+
+
+LOOP_KEYWORD = re.compile(r"\b(for|while)\b")
+
+
+def _has_loop_keyword(path: str) -> bool:
+    """Whether the file's own text has a loop (a loop that a header's macro expands to in it
+    stays as the user wrote it)."""
+    try:
+        return bool(LOOP_KEYWORD.search(_read_text(path)))
+    except OSError:
+        return True   # (the optimizer's own path reports it)
 
 
 def _read_text(path: str) -> str:

@@ -6,7 +6,6 @@
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -14,7 +13,6 @@ from typing import Sequence
 from s2s.errors import S2SError
 
 MODES = ("identity", "isl", "pluto", "off")
-LOOP_KEYWORD = re.compile(r"\b(for|while)\b")
 
 
 @dataclass(frozen=True)
@@ -34,8 +32,6 @@ class PipelineOptions:
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model of this machine
     kernels: bool = True   # matrix-multiply statements as register-blocked library nodes
     profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
-    skip_files_without_loops: bool = False   # s2s-cc: a file whose text has no for/while is not
-                                             # even parsed (the compiler reports its errors)
 
 
 @dataclass
@@ -54,16 +50,14 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     """
     if options.mode not in MODES:
         raise S2SError(f"unknown mode {options.mode!r} (expected one of {', '.join(MODES)})")
+    # Heavy imports only when there is work: s2s-cc pays for them on every C file it compiles.
+    from backends.c import CPrinter, Replacement, line_directive, merged_definitions, splice
+    from backends.openmp import OpenMPPrinter
+
     path_text = str(path)
     text = Path(path).read_text(errors="surrogateescape")
-    from backends.c import CPrinter, Replacement, line_directive, merged_definitions, splice
-
-    if options.mode == "off" or (options.skip_files_without_loops and not LOOP_KEYWORD.search(text)):
-        # (no loop of its own: nothing to gain, so no time spent parsing; a loop that a header's
-        # macro expands to in this file stays as the user wrote it)
+    if options.mode == "off":
         return PipelineResult(source=line_directive(1, path_text) + "\n" + text, changed=False)
-    # Heavy imports only when there is work: s2s-cc pays for them on every C file it compiles.
-    from backends.openmp import OpenMPPrinter
 
     from frontends.c import lift_c_file
     from s2s.ir import contains_loop, serialize

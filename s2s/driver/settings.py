@@ -75,8 +75,7 @@ class DriverSettings:
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
-                               kernels=self.kernels, profitability=self.profitability,
-                               skip_files_without_loops=True)
+                               kernels=self.kernels, profitability=self.profitability)
 
     @property
     def compiler_name(self) -> str:
