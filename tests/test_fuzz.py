@@ -117,6 +117,14 @@ def test_runner_tells_mismatch_crash_and_fallback_apart(tmp_path):
     assert mismatch.status in (MISMATCH, OK)
 
 
+def test_an_internal_error_on_one_scop_counts_as_a_fallback():
+    from s2s.fuzz.runner import INTERNAL_ERROR
+    line = ("s2s-cc: report: p.c:9: kernel: SCoP at L1 left as is (original code kept: internal error: "
+            "NotAffine: s0_x: cannot delinearize (inner index may leave [0, i)))")
+    found = INTERNAL_ERROR.search(line + "\n")
+    assert found and found.group(1).startswith("internal error: NotAffine: s0_x")
+
+
 def test_shrinking_reduces_a_planted_miscompilation(tmp_path):
     options = RunOptions(s2s_cc=fake_compiler(tmp_path, "minus"))
     seed = 0

@@ -367,3 +367,38 @@ void transpose_add(double X[N][N], double Y[N][N]) {{
     small = next(line for line in result.report if ": transpose_add: " in line)
     assert "left as is" in big and "unknowns" in big, big
     assert " optimized " in small, small
+
+
+TWO_NESTS = """
+extern void touch(double *p);
+void two(int n, double A[100][100], double B[100][100]) {
+  for (int i = 0; i < 100; i++)
+    for (int j = 0; j < 100; j++)
+      A[i][j] = A[i][j] * 2.0;
+  touch(&B[0][0]);
+  for (int i = 0; i < 100; i++)
+    for (int j = 0; j < 100; j++)
+      B[j][i] = B[j][i] + 1.0;
+}
+"""
+
+
+def test_a_bug_met_on_one_scop_keeps_only_that_scop_as_written(tmp_path):
+    from s2s.transforms import regenerate_scops
+    from s2s.transforms.polyhedral import Choice
+
+    src = tmp_path / "two.c"
+    src.write_text(TWO_NESTS)
+    unit, _ = lift_c_file(str(src), [])
+    calls = []
+
+    def choose(scop):
+        calls.append(scop)
+        if len(calls) == 1:
+            raise ValueError("planted")
+        return Choice(scop.schedule_tree, "original schedule, rebuilt")
+
+    _, outcomes = regenerate_scops(unit.functions[0], TWO_NESTS, choose)
+    assert len(outcomes) == 2 and len(calls) == 2
+    assert not outcomes[0].applied and "internal error: ValueError: planted" in outcomes[0].reason
+    assert outcomes[1].applied

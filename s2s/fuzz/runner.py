@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 FALLBACK = re.compile(r"^s2s-cc: note: .*optimization skipped \((.*)\); compiled unchanged", re.MULTILINE)
+# a bug met on one SCoP: s2s-cc keeps that SCoP as written and goes on, the fuzzer counts it
+INTERNAL_ERROR = re.compile(r"^s2s-cc: report: .*original code kept: (internal error: .*)\)$", re.MULTILINE)
 REPORT = re.compile(r"^s2s-cc: report: (.*)$", re.MULTILINE)
 CFLAGS = ("-ffp-contract=off",)
 
@@ -99,7 +101,7 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
                            env=cc_env, timeout=options.build_timeout, cwd=workdir)
     except subprocess.TimeoutExpired:
         return Outcome(TIMEOUT, f"s2s-cc ran past {options.build_timeout:.0f} s")
-    fallback = FALLBACK.search(b.stderr)
+    fallback = FALLBACK.search(b.stderr) or INTERNAL_ERROR.search(b.stderr)
     report = REPORT.findall(b.stderr)
     outcome = Outcome(OK, fallback=fallback.group(1) if fallback else "", report=report,
                       optimized=sum(1 for line in report if _reordered(line)))

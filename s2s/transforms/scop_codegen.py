@@ -50,7 +50,13 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             outcomes.append(ScopOutcome(first.id, scop.first_line, False,
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
-        choice = choose(scop) if choose else Choice(None, "original schedule")
+        try:
+            choice = choose(scop) if choose else Choice(None, "original schedule")
+        except Exception as exc:  # noqa: BLE001 - a bug met on one SCoP keeps that SCoP as written
+            why = str(exc).splitlines()[0][:120] if str(exc) else ""
+            outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                                        f"original code kept: internal error: {type(exc).__name__}: {why}"))
+            continue
         schedule, note, expansion = choice.schedule, choice.note, choice.expansion
         if choose and schedule is None:
             # the optimizer found nothing better: the user's code stays exactly as written
