@@ -101,9 +101,12 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         alternative = choice.sequential if expansion is None and regions.runs_parallel is not True else None
         parallel_only = choice.parallel_only
         if alternative is not None and alternative.schedule is not None:
-            new, seq_vars, told = _sequential_where_no_region_runs(scop, probe, new, alternative,
-                                                                   regions.runs_parallel)
+            # (the main version's packing buffers among the names taken)
+            taken = dataclasses.replace(probe, containers=probe.containers + tuple(buffers))
+            new, seq_vars, seq_buffers, told = _sequential_where_no_region_runs(scop, taken, new, alternative,
+                                                                                regions.runs_parallel)
             new_vars += [v for v in seq_vars if v not in new_vars]
+            containers.extend(seq_buffers)
             note += told
         elif alternative is not None:
             parallel_only = True   # (the sequential target keeps the user's loops)
@@ -149,22 +152,22 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
 
 
 def _sequential_where_no_region_runs(scop: Scop, sdfg: SDFG, new: Sequence, alternative: Choice,
-                                     runs_parallel: Expr | bool) -> tuple[Sequence, list[str], str]:
+                                     runs_parallel: Expr | bool) -> tuple[Sequence, list[str], list, str]:
     """A wavefront's code where some region runs in parallel, else the sequential target's code
     (``alternative``): on one thread the wavefront only walks the tiles diagonally. Returns the
-    code, the loop variables the alternative adds, and a note."""
+    code, the loop variables and packing buffers the alternative adds, and a note."""
     seq, seq_vars = generate(scop, alternative.schedule, alternative.ast)
     probe = dataclasses.replace(sdfg, containers=sdfg.containers + tuple(
         Scalar(v, scalar_type("int"), Storage.STACK) for v in seq_vars if v not in sdfg.container_map))
     if any(isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL for n in walk(seq)):
         seq, _ = demote_unproven_maps(probe, seq, probe_scops(probe, seq))
-    seq, _, _ = pack_invariant_rights_once(seq, probe.container_map)
+    seq, buffers, _ = pack_invariant_rights_once(seq, probe.container_map)
     seq = with_id_suffix(seq, "_wseq")
     if runs_parallel is False:
-        return seq, seq_vars, "; the sequential target's tiles: no region has the work to run in parallel"
+        return seq, seq_vars, buffers, "; the sequential target's tiles: no region has the work to run in parallel"
     code = IfElse(f"C.wave.{new.id}", runs_parallel, Sequence(f"S.wave.{new.id}", new.children),
                   Sequence(f"S.tiles.{new.id}", seq.children), likely=True)
-    return (dataclasses.replace(new, children=(code,)), seq_vars,
+    return (dataclasses.replace(new, children=(code,)), seq_vars, buffers,
             "; the sequential target's tiles where no region has the work to run in parallel")
 
 
