@@ -52,7 +52,7 @@ def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
                 tree: isl.Schedule | None = None) -> isl.UnionMap:
     """Each instance of ``sink`` from the last instance of ``source`` before it, in the order of
     ``sched``, that touched its element (isl's dataflow analysis: the source to sink relation).
-    Where isl cannot tell, or not within DATAFLOW_MAX_OPERATIONS, every earlier instance that
+    Where isl cannot tell, or not within its budget (``exact_flow``), every earlier instance that
     touched it: a superset, which orders more and privatizes less, so is safe wherever the exact
     relation is used."""
     flow = exact_flow(sink, source, sched, tree)
