@@ -160,7 +160,11 @@ def _access_pairs(scop: Scop):
 
 
 def _pieces(rel: isl.Map) -> list[isl.Map]:
-    return [isl.Map.from_basic_map(bm) for bm in rel.coalesce().get_basic_maps() if not bm.is_empty()]
+    try:
+        rel = rel.coalesce()
+    except isl.Error:
+        pass   # (isl's coalescing failed on a fuzzed relation, seed 2004960: its pieces as they are)
+    return [isl.Map.from_basic_map(bm) for bm in rel.get_basic_maps() if not bm.is_empty()]
 
 
 def access_pair_dependences(scop: Scop) -> list[isl.Map]:
