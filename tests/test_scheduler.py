@@ -18,7 +18,7 @@ from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from s2s.schedule.legality import is_legal
 from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed, _orthogonal_complement, _rank
-from s2s.schedule.tree import TreeOptions, build_tree, rows_map
+from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 
 BIN = Path(sys.executable).parent
 
@@ -365,9 +365,9 @@ def test_tile_sizes_from_the_cache_model():
     # is smaller than that row
     for budget, first in ((64 * 1024, "untiled: its inner loops touch 8 KiB, which stay in cache"),
                           (4 * 1024, "tiles 32x32")):
-        notes: list[str] = []
-        build_tree(scop, sched, TreeOptions(tile_budget_bytes=budget, unroll_jam=0), notes)
-        assert notes[0] == first
+        report = TreeReport()
+        build_tree(scop, sched, TreeOptions(tile_budget_bytes=budget, unroll_jam=0), report)
+        assert report.notes[0] == first
 
 
 def test_unroll_and_jam_puts_four_rows_in_the_simd_loop():

@@ -53,6 +53,15 @@ class TreeOptions:
                                                  # their outer loops (band_reuse.py)
 
 
+@dataclass
+class TreeReport:
+    """What ``build_tree`` did with the bands: how each was tiled (a line each, for the user), and
+    how many became a wavefront of tiles (parallelism a sequential target would not want)."""
+
+    notes: list[str] = dataclasses.field(default_factory=list)
+    wavefronts: int = 0
+
+
 def _row_expr(row: Row, stmt: Statement) -> str:
     c = row.coefficients[stmt.name]
     if row.kind == "scalar":
@@ -89,9 +98,10 @@ def rows_map(scop: Scop, rows: list[Row]) -> isl.UnionMap:
 
 
 def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions(),
-               notes: list[str] | None = None) -> isl.Schedule:
-    """The schedule tree of ``sched``; what was tiled how is appended to ``notes``."""
+               report: TreeReport | None = None) -> isl.Schedule:
+    """The schedule tree of ``sched``; what was tiled how goes to ``report``."""
     rows = sched.rows
+    report = report if report is not None else TreeReport()
 
     def domain_of(stmts: list[Statement]) -> isl.UnionSet:
         out = isl.UnionSet.from_set(stmts[0].domain)
@@ -137,7 +147,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             return inner
         if sink is not None:
             return _tile_sinking(scop, inner, stmts, members, sink, options,
-                                 notes if notes is not None else []).get_schedule()
+                                 report).get_schedule()
         schedule = inner.insert_partial_schedule(_mupa(scop, stmts, members))
         node = schedule.get_root().child(0)
         node = node.band_set_permutable(1 if permutable else 0)
@@ -146,7 +156,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         if permutable and options.tile:
             # (above a sunk loop, the SIMD loop is that one)
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
-            node = _tile(node, stmts, members, band_options, notes if notes is not None else [])
+            node = _tile(node, stmts, members, band_options, report)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -169,19 +179,19 @@ def _params(scop: Scop) -> str:
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
-          notes: list[str]) -> isl.ScheduleNode:
+          report: TreeReport) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
     if members[0].band in options.streaming_bands:
-        notes.append("untiled: no cache line is used again across its outer loops")
+        report.notes.append("untiled: no cache line is used again across its outer loops")
         return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
     untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
     if (untiled is not None and untiled <= options.tile_budget_bytes
             and (not options.parallel or any(coincident[j] for j in order[:-1]))):
-        notes.append(f"untiled: its inner loops touch {untiled // 1024} KiB, which stay in cache")
+        report.notes.append(f"untiled: its inner loops touch {untiled // 1024} KiB, which stay in cache")
         return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
     sizes = _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
@@ -202,13 +212,14 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     else:
         jam = []
-    notes.append(f"tiles {'x'.join(map(str, sizes))}" + (f" unroll-and-jam {options.unroll_jam}" if jam else ""))
+    report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + (f" unroll-and-jam {options.unroll_jam}" if jam else ""))
     if not options.parallel:
         return node
     if any(coincident):
         return _mark_parallel(node, coincident, options)
     if options.wavefront and n > 1:
-        notes.append("wavefront of tiles")
+        report.notes.append("wavefront of tiles")
+        report.wavefronts += 1
         return _wavefront(node)
     return node
 
@@ -228,7 +239,7 @@ def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], ordered
 
 
 def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], members: list[Row], sink: int,
-                  options: TreeOptions, notes: list[str]) -> isl.ScheduleNode:
+                  options: TreeOptions, report: TreeReport) -> isl.ScheduleNode:
     """The band tiled, with the point loop of member ``sink`` left out here: ``inner`` (built
     below it) runs it innermost, under the loops of the bands that follow (symm's j below k).
     Legal because ``sink`` is parallel: every dependence that the loops before the band leave
@@ -245,7 +256,7 @@ def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], membe
     coincident = [r.parallel for r in members]
     for j, c in enumerate(coincident):
         node = node.band_member_set_coincident(j, 1 if c else 0)
-    notes.append(f"tiles {'x'.join(map(str, sizes))}, point loop {sink + 1} innermost below the inner loops")
+    report.notes.append(f"tiles {'x'.join(map(str, sizes))}, point loop {sink + 1} innermost below the inner loops")
     # (the sunk member is parallel, so some tile loop is: no wavefront here)
     return _mark_parallel(node, coincident, options) if options.parallel else node
 

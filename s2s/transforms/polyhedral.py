@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from s2s.ir import expr as ex
-from s2s.analysis import compute_dependences
+from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
@@ -19,7 +19,7 @@ from s2s.schedule.matmul import (
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
-from s2s.schedule.tree import TreeOptions, build_tree, rows_map
+from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -95,9 +95,10 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     if work.below(threshold):
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
-    choice = _with_or_without_expansion(scop, options)
+    found = _Found()
+    choice = _with_or_without_expansion(scop, options, found)
     if choice.wavefront and choice.expansion is None:
-        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False))
+        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
         if sequential.expansion is None:
             choice = dataclasses.replace(choice, sequential=sequential)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
@@ -105,17 +106,52 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                                min_kernel_region_work=options.thresholds.parallel_kernel)
 
 
-def _with_or_without_expansion(scop: Scop, options: OptimizeOptions) -> Choice:
-    scratch = scratch_arrays(scop)
-    expansion = expand(scop, scratch) if scratch else None
+@dataclass(frozen=True)
+class _Scheduled:
+    deps: Dependences
+    scheduler: PlutoScheduler
+    schedule: PlutoSchedule | None         # None: the scheduler gave up (``failure`` says why)
+    failure: SchedulingFailed | None = None
+
+
+class _Found:
+    """What choosing a SCoP's code finds that does not depend on the target (its expansion, its
+    dependences and Pluto-style schedule), found once: a wavefront's sequential alternative asks
+    the same questions for another target."""
+
+    def __init__(self) -> None:
+        # (keyed by identity; each entry keeps its SCoP alive so that the identity stays unique)
+        self._expansions: dict[int, tuple[Scop, Expansion | None]] = {}
+        self._schedules: dict[int, tuple[Scop, _Scheduled]] = {}
+
+    def expansion(self, scop: Scop) -> Expansion | None:
+        if id(scop) not in self._expansions:
+            scratch = scratch_arrays(scop)
+            self._expansions[id(scop)] = scop, expand(scop, scratch) if scratch else None
+        return self._expansions[id(scop)][1]
+
+    def schedule(self, scop: Scop, options: OptimizeOptions) -> _Scheduled:
+        if id(scop) not in self._schedules:
+            deps = compute_dependences(scop)
+            scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
+            try:
+                scheduled = _Scheduled(deps, scheduler, scheduler.schedule())
+            except SchedulingFailed as why:
+                scheduled = _Scheduled(deps, scheduler, None, why)
+            self._schedules[id(scop)] = scop, scheduled
+        return self._schedules[id(scop)][1]
+
+
+def _with_or_without_expansion(scop: Scop, options: OptimizeOptions, found: _Found) -> Choice:
+    expansion = found.expansion(scop)
     if options.matmul is not None and expansion is not None:
         if _kernel_count(expansion.scop) > _kernel_count(scop):
-            choice, kernels = _choose(expansion.scop, options)
+            choice, kernels = _choose(expansion.scop, options, found)
             if choice.schedule is not None and kernels:
                 return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
-    plain = _choose(scop, options)[0]
+    plain = _choose(scop, options, found)[0]
     if plain.schedule is None and not plain.scheduler_failed and expansion is not None:
-        choice = _choose(expansion.scop, options)[0]
+        choice = _choose(expansion.scop, options, found)[0]
         if choice.schedule is not None:
             return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
     return plain
@@ -125,12 +161,10 @@ def _kernel_count(scop: Scop) -> int:
     return sum(1 for s in scop.statements if match_matmul(scop, s) is not None)
 
 
-def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
-    deps = compute_dependences(scop)
-    try:
-        scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
-        sched = scheduler.schedule()
-    except SchedulingFailed as why:
+def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice, tuple]:
+    scheduled = found.schedule(scop, options)
+    deps, scheduler, sched, why = scheduled.deps, scheduled.scheduler, scheduled.schedule, scheduled.failure
+    if sched is None:
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
             return Choice(None, f"original order kept (Pluto-style scheduler: {why})", scheduler_failed=True), ()
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
@@ -172,14 +206,14 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
                                tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
                                streaming_bands=streaming)
-    tiling: list[str] = []
-    tree = build_tree(scop, sched, tree_options, tiling)
+    report = TreeReport()
+    tree = build_tree(scop, sched, tree_options, report)
     ast = _ast_within_budget(scop, tree)
     if ast is None:
-        jammed = any("unroll-and-jam" in t for t in tiling)
+        jammed = any("unroll-and-jam" in t for t in report.notes)
         if jammed:
-            tiling = []
-            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), tiling)
+            report = TreeReport()
+            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), report)
             plain += "; no unroll-and-jam (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree)
         if ast is None:
@@ -189,13 +223,13 @@ def _choose(scop: Scop, options: OptimizeOptions) -> tuple[Choice, tuple]:
         return Choice(None, f"original order kept: {how}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
-    tiles = f", {'; '.join(dict.fromkeys(tiling))}" if tiling else ""
+    tiles = f", {'; '.join(dict.fromkeys(report.notes))}" if report.notes else ""
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
-                  wavefront=options.parallel and "wavefront of tiles" in tiling), kernels
+                  wavefront=report.wavefronts > 0), kernels
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
