@@ -126,12 +126,15 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
 
 
 def _is_box(elements: isl.Set) -> bool:
-    """Whether each dimension's bounds are independent of the others (the set is a product; the
-    conditions on the parameters alone, a scalar's ``m > 0``, guard the copy back)."""
+    """Whether the copy back's loops, one per dimension from its least to its greatest value,
+    visit exactly ``elements``: each dimension's bounds are independent of the others (the set
+    is a product; the conditions on the parameters alone, a scalar's ``m > 0``, guard the copy
+    back), and no dimension skips values (``A[j]`` for j = 0, 3, 6: a stride)."""
     product = isl.Set.universe(elements.get_space()).intersect_params(elements.params())
     for d in range(elements.dim(isl.dim_type.set)):
         product = product.intersect(only_through(elements, (d,)))
-    return product.is_equal(elements)
+    hull = isl.Set.from_basic_set(elements.polyhedral_hull())
+    return product.is_equal(elements) and hull.is_equal(elements)
 
 
 def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
