@@ -474,6 +474,8 @@ def test_bands_whose_reuse_fits_in_cache_untiled_are_not_tiled():
     seq = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="c"))
     line = next(ln for ln in seq.report if "kernel_gemver" in ln)
     assert line.count("untiled: its inner loops touch") == 2 and "tiles " not in line
+    # (its one store per iteration, w[i], stays in a register: no rows jammed into that loop)
+    assert "unroll-and-jam" not in line
     omp = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in omp.report if "kernel_gemver" in ln)
     # (the tile sizes follow this machine's caches)
@@ -492,3 +494,63 @@ def test_a_flat_parallel_loop_inside_a_sequential_one_is_no_reason_to_regenerate
     line = next(ln for ln in result.report if "kernel_deriche" in ln)
     assert "left as is" in line
     assert "#pragma omp" not in result.source[result.source.index("kernel_deriche("):]
+
+
+ROW_STATISTICS = """
+#include <stdio.h>
+#include <stdlib.h>
+/* per pixel row of two images: the sum of each, weighted by a column profile (a matrix-vector
+   product of each image with the profile; each row's sum in the order the user wrote it) */
+void row_profiles(int h, int w, const double *img, const double *ref, const double *profile,
+                  double *sum_img, double *sum_ref) {
+  for (int y = 0; y < h; y++) {
+    sum_img[y] = 0.0;
+    sum_ref[y] = 0.0;
+    for (int x = 0; x < w; x++) {
+      sum_img[y] += img[y * w + x] * profile[x];
+      sum_ref[y] += ref[y * w + x] * profile[x];
+    }
+  }
+}
+int main(int argc, char **argv) {
+  int h = argc > 1 ? atoi(argv[1]) : 203, w = argc > 2 ? atoi(argv[2]) : 301;
+  double *img = malloc(sizeof(double) * h * w), *ref = malloc(sizeof(double) * h * w);
+  double *profile = malloc(sizeof(double) * w), *a = malloc(sizeof(double) * h), *b = malloc(sizeof(double) * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      img[y * w + x] = ((y * 31 + x * 17) % 255) / 255.0;
+      ref[y * w + x] = ((y * 7 + x * 3) % 101) / 101.0;
+    }
+  for (int x = 0; x < w; x++)
+    profile[x] = 1.0 / (1 + x % 13);
+  row_profiles(h, w, img, ref, profile, a, b);
+  for (int y = 0; y < h; y++)
+    printf("%a %a\\n", a[y], b[y]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_rows_of_a_reduction_are_unrolled_and_jammed_into_it(tmp_path, target):
+    """Two sums per row, each a chain through memory (pointer arrays: the compiler reloads them):
+    four rows at once make eight independent chains, each row's sum still in the user's order,
+    so the results are bit for bit gcc's, also where the row count is not a multiple of four."""
+    src = tmp_path / "rows.c"
+    src.write_text(ROW_STATISTICS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target, report=True))
+    line = next(ln for ln in result.report if ": row_profiles: " in ln)
+    assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
+    gen = tmp_path / "rows.opt.c"
+    gen.write_text(result.source)
+    flags = ["cc", "-fopenmp"] if target == "openmp" else ["cc"]
+    assert _run(gen, tmp_path / "opt", flags) == _run(src, tmp_path / "ref", ["cc"])
+
+
+def test_a_column_walk_that_does_not_fit_in_l1_is_tiled():
+    """bicg at LARGE (sizes known): the fused loop over j reads `A[j][i]` down a column, a line
+    per element; untiled, 2100 lines do not stay in L1 from one i to the next, tiles keep them."""
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    result = optimize_c_file(str(kernel_source(KERNELS["bicg"])), args, PipelineOptions(mode="pluto", target="c"))
+    line = next(ln for ln in result.report if "kernel_bicg" in ln)
+    assert re.search(r"tiles \d+x\d+", line) and "untiled:" not in line, line

@@ -129,3 +129,31 @@ def _access_score(subscripts: list[list[int]], direction: list[Fraction]) -> int
     if all(m == 0 for m in moves[:-1]) and abs(moves[-1]) == 1:
         return STRIDE_ONE
     return STRIDED
+
+
+def chains_through_memory(stmts: list[Statement], members: list[Row], inner: int) -> bool:
+    """Whether member ``inner``'s loop carries a chain of updates of one element that goes through
+    memory: some statement reads and writes an element that stays the same along it (``w[i]``
+    in the loop over j), and the loop stores to more than one element per iteration. (With a
+    single store, compilers keep the element in a register from one iteration to the next; with
+    several, they cannot tell it from the arrays the loop reads, and reload it each time.)"""
+    updates = False
+    stores: set[tuple[str, str]] = set()
+    for st in stmts:
+        directions = member_directions(st, members)
+        if directions is None:
+            return False
+        along = directions[inner]
+        reads = {(a.get_tuple_name(isl.dim_type.out), str(access_subscripts(a, st)))
+                 for is_write, a in st.accesses if not is_write}
+        for is_write, access in st.accesses:
+            if not is_write:
+                continue
+            subscripts = access_subscripts(access, st)
+            if subscripts is None:
+                return False
+            element = (access.get_tuple_name(isl.dim_type.out), str(subscripts))
+            stores.add(element)
+            if element in reads and all(sum(c * x for c, x in zip(sub, along)) == 0 for sub in subscripts):
+                updates = True
+    return updates and len(stores) > 1

@@ -10,9 +10,13 @@ A band whose loops below the outermost one touch no more than that untiled
 (``untiled_footprint``: gemver's ``w[i] += A[i][j] * x[j]`` keeps its 16 KB of ``x`` in cache
 from one i to the next) has all its reuse in cache already and is left untiled: tiles would
 only cut the rows of ``A`` into short pieces (gemver on one core ran at 0.64x of gcc with
-512 x 64 tiles on an AMD Zen 5, at 1.0x untiled).
+512 x 64 tiles on an AMD Zen 5, at 1.0x untiled). Not where the innermost loop walks an array
+across its rows and the lines it touches do not all fit in L1: tiles keep them there for the
+next iterations (bicg's ``A[j][i]`` with j innermost, ``A`` a 2100 x 1900 array).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -24,7 +28,9 @@ BASE = 32
 MAX_INNERMOST = 512
 MAX_OTHER = 256
 ELEMENT_BYTES = 8            # doubles; a float tile is then half as large as assumed
+LINE_BYTES = 64
 DEFAULT_TILE_BUDGET = 512 * 1024   # where the machine's caches are not known: half a 1 MiB L2
+DEFAULT_L1_BYTES = 32 * 1024
 
 
 def tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, budget_bytes: int) -> list[int]:
@@ -48,17 +54,63 @@ def tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, budge
     return sizes
 
 
-def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int) -> int | None:
-    """Bytes that one iteration of the band's outermost loop touches when the band is not tiled
-    and ``innermost`` runs innermost: what must stay in cache for the reuse that loop carries,
-    the farthest reuse of the band. None where an extent or an access is not known (sizes that
-    are parameters)."""
-    moved_by = _arrays_moved_by(stmts, members)
+@dataclass(frozen=True)
+class Footprint:
+    """Bytes that one iteration of a band's outermost loop touches, untiled: what must stay in
+    cache for the reuse that loop carries, the farthest reuse of the band; ``strided``: the part
+    of it that the innermost loop walks across rows (a cache line per element, each line used
+    again only by the next iterations of an outer loop, so from L1 only if they all fit there)."""
+
+    total: int
+    strided: int
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """How the band's loops move one access: ``moved``, the members it moves with;
+    ``across_rows``, whether the innermost one moves it in another subscript than the last."""
+
+    array: str
+    moved: frozenset[int]
+    across_rows: bool
+
+
+def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int) -> Footprint | None:
+    """The band's footprint untiled, with ``innermost`` innermost; None where an extent or an
+    access is not known (sizes that are parameters)."""
     extents = [_extent(m, stmts) for m in members]
-    if moved_by is None or None in extents:
+    walks = _walks(stmts, members, innermost)
+    if None in extents or not walks:
         return None
     outer = next(j for j in range(len(members)) if j != innermost)
-    return _footprint(moved_by, [1 if j == outer else e for j, e in enumerate(extents)])
+    sizes = [1 if j == outer else e for j, e in enumerate(extents)]
+    total = strided = 0
+    for walk in walks:
+        size = LINE_BYTES if walk.across_rows else ELEMENT_BYTES
+        for j in walk.moved:
+            size *= sizes[j]
+        total += size
+        strided += size if walk.across_rows else 0
+    return Footprint(total, strided)
+
+
+def _walks(stmts: list[Statement], members: list[Row], innermost: int) -> set[_Walk] | None:
+    """The distinct ways the band moves the statements' accesses (None: an access is not known)."""
+    walks: set[_Walk] = set()
+    for st in stmts:
+        directions = member_directions(st, members)
+        if directions is None:
+            continue      # fewer loops than the band: it moves with members it shares
+        for _, access in st.accesses:
+            subscripts = access_subscripts(access, st)
+            if subscripts is None:
+                return None
+            moves = [{j for j, d in enumerate(directions) if sum(c * x for c, x in zip(sub, d))}
+                     for sub in subscripts]
+            moved = frozenset().union(*moves)
+            across_rows = bool(moves) and innermost in moved and innermost not in moves[-1]
+            walks.add(_Walk(access.get_tuple_name(isl.dim_type.out), moved, across_rows))
+    return walks
 
 
 def _footprint(moved_by: dict[str, set[int]], sizes: list[int]) -> int:

@@ -9,8 +9,8 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import innermost_member, member_to_sink, reads_an_array
-from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint
+from s2s.schedule.point_order import chains_through_memory, innermost_member, member_to_sink, reads_an_array
+from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
@@ -43,10 +43,13 @@ class TreeOptions:
     tile_sizes: tuple[int, ...] | None = None    # per band member, outermost first, the last repeats;
                                                  # None: from the cache model (tile_sizes.py)
     tile_budget_bytes: int = DEFAULT_TILE_BUDGET  # what one tile's data may occupy
+    l1_bytes: int = DEFAULT_L1_BYTES             # a core's L1 data cache: the most that the lines an
+                                                 # untiled band walks across rows may occupy
     parallel: bool = True                        # mark the outermost parallel (tile) loop
     wavefront: bool = True                       # skew tile loops when no tile loop is parallel
     simd: bool = True                            # mark the innermost parallel point loop
-    unroll_jam: int = 4                          # unroll a parallel point loop by this into the SIMD loop (0, 1: no)
+    unroll_jam: int = 4                          # unroll a parallel point loop by this into the innermost
+                                                 # (SIMD, or dependence-carrying) loop (0, 1: no)
     kernels: tuple[tuple[str, str], ...] = ()    # (statement, mark): statements run by a library node,
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
@@ -186,33 +189,31 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     order = [j for j in range(n) if j != inner] + [inner]
     if members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
-        return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
+        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
     untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
-    if (untiled is not None and untiled <= options.tile_budget_bytes
+    if (untiled is not None and untiled.total <= options.tile_budget_bytes
+            and untiled.strided <= options.l1_bytes
             and (not options.parallel or any(coincident[j] for j in order[:-1]))):
-        report.notes.append(f"untiled: its inner loops touch {untiled // 1024} KiB, which stay in cache")
-        return _untiled(node, inner, coincident, [coincident[j] for j in order], options)
+        report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB, which stay in cache")
+        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
     sizes = _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
     if inner != n - 1:
         node = _permute_points(node.child(0), inner, coincident).parent()
     point_coincident = [coincident[j] for j in order]
-    if options.simd and point_coincident[-1]:
-        # (the copies share loads only where something is read: a band of plain stores gains nothing)
-        jam = [p for p, j in enumerate(order[:-1])
-               if coincident[j] and options.unroll_jam > 1 and sizes[j] % options.unroll_jam == 0
-               and sizes[j] >= 2 * options.unroll_jam] if reads_an_array(stmts) else []
-        if jam:
-            node = _unroll_and_jam(node.child(0), jam[0], options.unroll_jam).parent()
+    simd = options.simd and point_coincident[-1]
+    chains = not point_coincident[-1] and chains_through_memory(stmts, members, inner)
+    jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], options) if simd or chains else None
+    if jam is not None:
+        node = _unroll_and_jam(node.child(0), jam, options.unroll_jam).parent()
+    if simd:
         point = node.child(0)
         if n > 1:
             point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
         mark = point.insert_mark(isl.Id(SIMD_MARK))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
-    else:
-        jam = []
-    report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + (f" unroll-and-jam {options.unroll_jam}" if jam else ""))
+    report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, options))
     if not options.parallel:
         return node
     if any(coincident):
@@ -224,14 +225,45 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     return node
 
 
-def _untiled(node: isl.ScheduleNode, inner: int, coincident: list[bool], ordered: list[bool],
-             options: TreeOptions) -> isl.ScheduleNode:
+def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int | None],
+                  options: TreeOptions) -> int | None:
+    """The point loop to unroll by ``options.unroll_jam`` into the innermost one (``ordered``: the
+    members' coincidence in loop order; ``sizes``: their tile sizes, None untiled): the outermost
+    parallel one whose tiles hold whole groups of copies. Into a SIMD loop, its copies share the
+    loads of what does not depend on it (gemm's ``B[k][j]``); into a loop that carries a chain
+    of updates of one element (a reduction, each row's sum in its own order), they are
+    independent chains where there was one (gesummv's rows)."""
+    factor = options.unroll_jam
+    if factor < 2 or not reads_an_array(stmts):   # (copies of plain stores share nothing)
+        return None
+    for p, parallel in enumerate(ordered[:-1]):
+        if parallel and (sizes[p] is None or (sizes[p] % factor == 0 and sizes[p] >= 2 * factor)):
+            return p
+    return None
+
+
+def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str:
+    if jam is None:
+        return ""
+    into = "" if ordered[-1] else " into a loop that carries a chain of updates"
+    return f" unroll-and-jam {options.unroll_jam}{into}"
+
+
+def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], inner: int,
+             ordered: list[bool], options: TreeOptions, report: TreeReport) -> isl.ScheduleNode:
     """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
-    the outermost parallel one of the others marked parallel (``ordered``: ``coincident`` in
-    that loop order)."""
+    the outermost parallel one of the others marked parallel (``ordered``: the members'
+    coincidence in that loop order); where the innermost loop carries a chain of updates, a
+    parallel one unrolled and jammed into it."""
+    coincident = [r.parallel for r in members]
     n = len(coincident)
     if inner != n - 1:
         node = _permute_points(node, inner, coincident)
+    if not ordered[-1] and chains_through_memory(stmts, members, inner):
+        jam = _jam_position(stmts, ordered, [None] * n, options)
+        if jam is not None:
+            node = _unroll_and_jam(node, jam, options.unroll_jam)
+            report.notes.append(_jam_note(jam, ordered, options).strip())
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
         ordered = ordered[:-1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from s2s.perf.topology import read_topology
 from s2s.schedule.matmul import KernelTarget
-from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
+from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.transforms.polyhedral import OptimizeOptions
 from s2s.transforms.work_guard import work_thresholds
 
@@ -18,6 +18,7 @@ def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: 
     except OSError:
         topo = None
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
+                           l1_bytes=l1_bytes(topo),
                            parallel=parallel, matmul=kernel_target(topo) if kernels else None,
                            thresholds=work_thresholds(), profitability=profitability)
 
@@ -29,6 +30,14 @@ def tile_budget_bytes(topo) -> int:
     if l2 is None or not l2.size_bytes:
         return DEFAULT_TILE_BUDGET
     return max(l2.size_bytes // max(l2.shared_by, 1) // 2, 32 * 1024)
+
+
+def l1_bytes(topo) -> int:
+    """One core's L1 data cache (sysfs)."""
+    l1 = topo.cache("L1") if topo is not None else None
+    if l1 is None or not l1.size_bytes:
+        return DEFAULT_L1_BYTES
+    return l1.size_bytes // max(l1.shared_by, 1)
 
 
 def kernel_target(topo):

@@ -18,7 +18,7 @@ from s2s.schedule.matmul import (
 )
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
-from s2s.schedule.tile_sizes import DEFAULT_TILE_BUDGET
+from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
@@ -43,6 +43,7 @@ class OptimizeOptions:
     tile: bool = True
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model
     tile_budget_bytes: int = DEFAULT_TILE_BUDGET
+    l1_bytes: int = DEFAULT_L1_BYTES
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
@@ -203,7 +204,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
-                               tile_budget_bytes=options.tile_budget_bytes, parallel=options.parallel,
+                               tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
+                               parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
                                streaming_bands=streaming)
     report = TreeReport()
