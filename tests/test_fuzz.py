@@ -21,7 +21,7 @@ import pytest
 from s2s import cli
 from s2s.fuzz import RunOptions, check_file, check_source, generate, read_case, run_fuzz, shrink, to_c
 from s2s.fuzz.model import Loop, Stmt
-from s2s.fuzz.runner import CRASH, MISMATCH, OK
+from s2s.fuzz.runner import CC_MISMATCH, CRASH, MISMATCH, OK, S2S_OUTPUT
 from s2s.fuzz.shrink import size
 
 REGRESSIONS = Path(__file__).resolve().parent / "fuzz_regressions"
@@ -82,6 +82,9 @@ elif mode == "fallback":
     sys.stderr.write("s2s-cc: note: prog.c: optimization skipped (planted); compiled unchanged\n")
 new = src[:-2] + "_fake.c"
 open(new, "w").write(text)
+if os.environ.get("S2S_KEEP"):   # as s2s-cc keeps what it generated
+    os.makedirs(os.environ["S2S_KEEP"], exist_ok=True)
+    open(os.path.join(os.environ["S2S_KEEP"], "prog.s2s.c"), "w").write(text)
 args = [new if a == src else a for a in args if a not in ("-fopenmp",)]
 sys.exit(subprocess.run(args).returncode)
 '''
@@ -115,6 +118,41 @@ def test_runner_tells_mismatch_crash_and_fallback_apart(tmp_path):
     assert crash.status == CRASH
     mismatch = check_source(src, args, env, RunOptions(s2s_cc=fake_compiler(tmp_path, "minus")))
     assert mismatch.status in (MISMATCH, OK)
+
+
+BAD_O2_CC = r'''#!{python}
+"""A stand-in for cc whose -O2 miscompiles: the first += in the kernel becomes -=."""
+import re, subprocess, sys
+args = sys.argv[1:]
+if "-O2" in args:
+    src = next(a for a in args if a.endswith(".c"))
+    head, sep, rest = open(src).read().partition("void kernel(")
+    new = src[:-2] + "_bad.c"
+    open(new, "w").write(head + sep + re.sub(r"\] \+= ", "] -= ", rest, count=1))
+    args = [new if a == src else a for a in args]
+sys.exit(subprocess.run(["cc", *args]).returncode)
+'''
+
+
+def test_a_compiler_bug_does_not_hide_one_of_s2s(tmp_path):
+    """Where cc -O2 miscompiles the user's file too, s2s's output built with -O0 still decides:
+    right, the mismatch is the compiler's; wrong, it is s2s's."""
+    bad_cc = tmp_path / "bad-cc"
+    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable))
+    bad_cc.chmod(bad_cc.stat().st_mode | stat.S_IEXEC)
+    seed = 0
+    for _ in range(20):   # (a program whose output the planted bug changes)
+        program = _with_plus_equals(seed)
+        args, env, src = program.args(), program.config.env(), to_c(program)
+        right = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "none")),
+                             tmp_path / f"right{program.seed}")
+        if right.status != OK:
+            break
+        seed = program.seed + 1
+    assert right.status == CC_MISMATCH, right
+    wrong = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "minus")),
+                         tmp_path / "wrong")
+    assert wrong.status == MISMATCH and wrong.culprit == S2S_OUTPUT, wrong
 
 
 def test_an_internal_error_on_one_scop_counts_as_a_fallback():

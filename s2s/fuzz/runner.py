@@ -29,9 +29,11 @@ CFLAGS = ("-ffp-contract=off",)
 
 # Outcome statuses, worst first; "ok" when the outputs match.
 MISMATCH, CRASH, TIMEOUT, BUILD_FAILED, INVALID, OK = "mismatch", "crash", "timeout", "build-failed", "invalid", "ok"
-CC_MISMATCH = "cc-mismatch"  # the user's own file, compiled by cc -O2 without s2s, differs too: not s2s's bug
+CC_MISMATCH = "cc-mismatch"  # the user's own file, compiled by cc -O2 without s2s, differs too, and s2s's
+                             # output compiled by cc -O0 does not: not s2s's bug
 # culprits of a mismatch
-CC_ALONE = "cc -O2 alone gives the same wrong output on the original file (a compiler bug or UB in the program)"
+CC_ALONE = ("cc -O2 alone gives a wrong output on the original file (a compiler bug or UB in the program), "
+            "and s2s's output built with cc -O0 does not (or s2s changed nothing)")
 ONLY_OPTIMIZED_CC = ("s2s's output built with cc -O0 prints the reference's output: its -O2 build differs "
                      "(a compiler bug, or undefined behaviour s2s introduced)")
 S2S_OUTPUT = "s2s's output built with cc -O0 differs too: s2s transformed the program wrongly"
@@ -136,28 +138,27 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
 
 def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options: RunOptions,
              run_env: dict[str, str]) -> str:
-    """Tell an s2s bug from a compiler bug: the original built with the same -O2 flags and no s2s,
-    and s2s's output (kept by s2s-cc) built with -O0."""
+    """Tell an s2s bug from a compiler bug: s2s's output (kept by s2s-cc) built with -O0, and the
+    original built with the same -O2 flags and no s2s. Where both the optimized build and the
+    plain -O2 one are wrong, s2s is still checked: a compiler bug must not hide one of s2s's."""
     omp = ["-fopenmp"] if options.target == "openmp" else []
     plain = workdir / "plain"
     b = subprocess.run([options.cc, "-O2", *CFLAGS, *omp, str(src), "-o", str(plain), "-lm"], capture_output=True,
                        timeout=options.build_timeout)
-    if b.returncode == 0:
-        r = _run([str(plain), *args], run_env, options.run_timeout)
-        if r is not None and r.stdout != expected:
-            return CC_ALONE
+    plain_run = _run([str(plain), *args], run_env, options.run_timeout) if b.returncode == 0 else None
+    plain_wrong = plain_run is not None and plain_run.stdout != expected
     kept = sorted((workdir / "kept").glob("*.s2s.c"))
-    if not kept:
-        return ""
+    if not kept:   # (the optimized build is the plain one)
+        return CC_ALONE if plain_wrong else ""
     generated = workdir / "generated_O0"
-    b = subprocess.run([options.cc, "-O0", *CFLAGS, *omp, str(kept[0]), "-o", str(generated), "-lm"],
-                       capture_output=True, timeout=options.build_timeout)
-    if b.returncode:
-        return ""
-    r = _run([str(generated), *args], run_env, options.run_timeout)
-    if r is None:
-        return ""
-    return ONLY_OPTIMIZED_CC if r.stdout == expected else S2S_OUTPUT
+    built = subprocess.run([options.cc, "-O0", *CFLAGS, *omp, str(kept[0]), "-o", str(generated), "-lm"],
+                           capture_output=True, timeout=options.build_timeout).returncode == 0
+    r = _run([str(generated), *args], run_env, options.run_timeout) if built else None
+    if r is not None and r.stdout != expected:
+        return S2S_OUTPUT
+    if plain_wrong:
+        return CC_ALONE if r is not None else ""
+    return ONLY_OPTIMIZED_CC if r is not None else ""
 
 
 def _reordered(report_line: str) -> bool:
