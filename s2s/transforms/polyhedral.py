@@ -110,7 +110,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
 @dataclass(frozen=True)
 class _Scheduled:
     deps: Dependences
-    scheduler: PlutoScheduler
+    scheduler: PlutoScheduler | None
     schedule: PlutoSchedule | None         # None: the scheduler gave up (``failure`` says why)
     failure: SchedulingFailed | None = None
 
@@ -134,11 +134,11 @@ class _Found:
     def schedule(self, scop: Scop, options: OptimizeOptions) -> _Scheduled:
         if id(scop) not in self._schedules:
             deps = compute_dependences(scop)
-            scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
-            try:
+            try:   # (the scheduler may refuse the SCoP as soon as it is built)
+                scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
                 scheduled = _Scheduled(deps, scheduler, scheduler.schedule())
             except SchedulingFailed as why:
-                scheduled = _Scheduled(deps, scheduler, None, why)
+                scheduled = _Scheduled(deps, None, None, why)
             self._schedules[id(scop)] = scop, scheduled
         return self._schedules[id(scop)][1]
 
