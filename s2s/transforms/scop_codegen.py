@@ -17,6 +17,7 @@ from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from s2s.transforms.polyhedral import Choice
 from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
+from s2s.transforms.scalar_replacement import keep_elements_in_locals
 from s2s.transforms.verify_parallel import demote_unproven_maps, probe_scops
 from s2s.transforms.work_guard import allocated_only_with, sequential_small_regions, short_count
 
@@ -119,6 +120,11 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             if regions.runs_parallel is not False:
                 parallel_test = regions.runs_parallel
                 note += "; the user's loops where no region has the work to run in parallel"
+        if choose is not None:
+            new, kept_in_locals = keep_elements_in_locals(new, {**probe.container_map, **{b.name: b for b in buffers}})
+            containers.extend(kept_in_locals)
+            if kept_in_locals:
+                note += f"; {len(kept_in_locals)} array element(s) kept in locals across their loops"
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
         if work_guard is not None:

@@ -1,0 +1,183 @@
+"""Array elements that an innermost loop of regenerated code uses in every iteration (``w[i]`` in
+the loop over j, updated or only read), kept in a local variable for the loop's duration: loaded
+before it, stored after it where the loop writes it.
+
+Compilers do this only where they can tell the element from every other access of the loop;
+through pointer arrays they cannot, and an update then goes through memory in every iteration
+(a store, then a reload: several cycles added to each link of the chain). In a SCoP's
+regenerated code s2s knows more than the compiler: distinct containers do not overlap where the
+SCoP touches them (declared arrays, or pointers proven, or checked at run time, not to), so an
+element is reached only through its own container, and every access of the loop to that
+container is to that same element.
+
+The load is guarded by the loop's first test: where the loop runs no iteration, the element is
+not touched (it may not exist).
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from s2s.ir import (
+    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Memlet,
+    Range, Scalar, Sequence, Storage, Sym, Tasklet,
+)
+from s2s.analysis.affine import AffineBuilder, NotAffine
+from s2s.ir import expr as ex
+from s2s.ir.rewrite import map_sequences
+
+
+@dataclasses.dataclass(frozen=True)
+class _Element:
+    data: str
+    subset: tuple[Expr, ...]
+    written: bool
+
+
+def keep_elements_in_locals(seq: Sequence, containers: dict) -> tuple[Sequence, list[Scalar]]:
+    """``seq`` (regenerated code of one SCoP) with the invariant elements of its innermost loops
+    in locals, and those locals' containers (declared where they are used)."""
+    taken = set(containers)
+    added: list[Scalar] = []
+
+    def fresh(base: str) -> str:
+        for k in itertools.count():
+            name = f"{base}_r{k}"
+            if name not in taken:
+                taken.add(name)
+                return name
+        raise AssertionError
+
+    def fn(s: Sequence) -> Sequence:
+        children = []
+        changed = False
+        for child in s.children:
+            if isinstance(child, For):
+                elements = _invariant_elements(child, containers)
+                if elements:
+                    locals_ = {}
+                    for e in elements:
+                        name = fresh(e.data)
+                        locals_[e] = name
+                        added.append(Scalar(name, containers[e.data].dtype, Storage.STACK))
+                    children.append(_with_locals(child, locals_))
+                    changed = True
+                    continue
+            children.append(child)
+        return dataclasses.replace(s, children=tuple(children)) if changed else s
+
+    out = map_sequences(seq, fn)
+    return out, added  # type: ignore[return-value]
+
+
+def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
+    """The elements of arrays that ``loop`` (innermost: a body of dataflow blocks only, each of
+    pure tasklets) accesses at one subscript that does not change in it."""
+    blocks = loop.body.children
+    if not blocks or not all(isinstance(b, Block) for b in blocks):
+        return []
+    edges: list[tuple[Memlet, bool]] = []
+    for b in blocks:
+        writes = b.graph.writes()
+        for comp in b.graph.computations():
+            if not isinstance(comp, Tasklet) or not ex.is_pure(comp.expr):
+                return []
+        edges += [(e, e in writes) for e in b.graph.edges]
+    changing = {loop.var} | {e.data for e, w in edges if w and isinstance(containers.get(e.data), Scalar)}
+    by_data: dict[str, list[tuple[Memlet, bool]]] = {}
+    for e, w in edges:
+        by_data.setdefault(e.data, []).append((e, w))
+    found = []
+    for data, uses in sorted(by_data.items()):
+        if not isinstance(containers.get(data), Array) or any(e.wcr for e, _ in uses):
+            continue
+        subsets = list(dict.fromkeys(e.subset for e, _ in uses))
+        if not all(s and not any(isinstance(d, Range) for d in s)
+                   and not set().union(*(ex.names(d) for d in s)) & changing for s in subsets):
+            continue
+        if not _pairwise_apart(subsets):
+            continue
+        found += [_Element(data, s, any(w for e, w in uses if e.subset == s)) for s in subsets]
+    return found
+
+
+def _pairwise_apart(subsets: list[tuple[Expr, ...]]) -> bool:
+    """Whether the subscripts are different elements whatever the values of their variables:
+    each two differ by a constant other than 0 in some dimension (``w[i]`` and ``w[i + 1]``)."""
+    if len(subsets) == 1:
+        return True
+    names = sorted(set().union(*(ex.names(d) for s in subsets for d in s)))
+    build = AffineBuilder([], names)
+    try:
+        affs = [[build.pw_aff(d) for d in s] for s in subsets]
+    except NotAffine:
+        return False
+    for a, b in itertools.combinations(affs, 2):
+        if not any(_nonzero_constant(x.sub(y)) for x, y in zip(a, b)):
+            return False
+    return True
+
+
+def _nonzero_constant(diff) -> bool:
+    if not diff.is_cst() or diff.n_piece() != 1:
+        return False
+    ((_, aff),) = diff.get_pieces()
+    return not aff.get_constant_val().is_zero()
+
+
+def _with_locals(loop: For, locals_: dict[_Element, str]) -> ControlNode:
+    """``{ T x = a[e]; for (...) ...x...; a[e] = x; }`` under the loop's first test."""
+    renamed = {(e.data, e.subset): name for e, name in locals_.items()}
+    body = Sequence(loop.body.id, tuple(_renamed_block(b, renamed) for b in loop.body.children),
+                    loop.body.origin)
+    new_loop = dataclasses.replace(loop, body=body)
+    loads = tuple(Declare(f"D.{name}", name, init=_copy(f"load.{name}", e.data, e.subset, name, ()))
+                  for e, name in locals_.items())
+    stores = tuple(Block(f"B.store.{name}", _copy(f"store.{name}", name, (), e.data, e.subset).graph)
+                   for e, name in locals_.items() if e.written)
+    inner = Sequence(f"S.locals.{loop.id}", loads + (new_loop,) + stores)
+    first = ex.substitute(loop.cond, {loop.var: loop.init})
+    if _true_constant(first):
+        return inner
+    return IfElse(f"C.locals.{loop.id}", first, inner)
+
+
+def _renamed_block(block: Block, renamed: dict[tuple[str, tuple], str]) -> Block:
+    """``block`` with each access to a kept element going to its local: a memlet of such an
+    element gets an access node of its own for the local (an access node may carry several
+    elements); access nodes left without memlets go."""
+    nodes = list(block.graph.nodes)
+    edges = []
+    for k, e in enumerate(block.graph.edges):
+        name = renamed.get((e.data, e.subset))
+        if name is None:
+            edges.append(e)
+            continue
+        local = AccessNode(f"{block.id}.{name}.{k}", name)
+        nodes.append(local)
+        if isinstance(block.graph.node(e.src), AccessNode):
+            e = dataclasses.replace(e, src=local.id)
+        else:
+            e = dataclasses.replace(e, dst=local.id)
+        edges.append(dataclasses.replace(e, data=name, subset=()))
+    used = {e.src for e in edges} | {e.dst for e in edges}
+    kept = tuple(n for n in nodes if not isinstance(n, AccessNode) or n.id in used)
+    return dataclasses.replace(block, graph=DataflowGraph(kept, tuple(edges)))
+
+
+def _copy(tag: str, src: str, src_subset, dst: str, dst_subset) -> Block:
+    tasklet = Tasklet(f"T.{tag}", ("in",), "out", Sym("in"))
+    a, b = AccessNode(f"A.{tag}.src", src), AccessNode(f"A.{tag}.dst", dst)
+    graph = DataflowGraph((a, tasklet, b), (Memlet(a.id, None, tasklet.id, "in", src, tuple(src_subset)),
+                                            Memlet(tasklet.id, "out", b.id, None, dst, tuple(dst_subset))))
+    return Block(f"B.{tag}", graph)
+
+
+def _true_constant(e: Expr) -> bool:
+    """Whether ``e`` is a comparison of two integer constants that holds."""
+    if not (isinstance(e, Binary) and isinstance(e.lhs, Const) and isinstance(e.rhs, Const)):
+        return False
+    a, b = e.lhs.int_value, e.rhs.int_value
+    if a is None or b is None:
+        return False
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "!=": a != b, "==": a == b}.get(e.op, False)
