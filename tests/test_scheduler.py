@@ -474,14 +474,15 @@ def test_bands_whose_reuse_fits_in_cache_untiled_are_not_tiled():
     seq = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="c"))
     line = next(ln for ln in seq.report if "kernel_gemver" in ln)
     assert line.count("untiled: its inner loops touch") == 2 and "tiles " not in line
-    # (its one store per iteration, w[i], stays in a register: no rows jammed into that loop)
-    assert "unroll-and-jam" not in line
+    # w[i] over j: four rows jammed, each row's w in a local (2000 rows: no partial group)
+    assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line
+    assert "4 array element(s) kept in locals" in line
     omp = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in omp.report if "kernel_gemver" in ln)
     # (the tile sizes follow this machine's caches)
     assert re.search(r"tiles \d+x\d+; untiled: its inner loops touch 31 KiB", line), line
     kernel = omp.source[omp.source.index("kernel_gemver("):]
-    assert "#pragma omp parallel for private(j) if(s2s_cores_free())\n      for (int i = 0; i < 2000; i++) {" in kernel
+    assert "#pragma omp parallel for private(j) if(s2s_cores_free())\n      for (int i = 0; i < 2000; i += 4) {" in kernel
 
 
 def test_a_flat_parallel_loop_inside_a_sequential_one_is_no_reason_to_regenerate():

@@ -118,3 +118,12 @@ def only_through(domain: isl.Set, dims: tuple[int, ...]) -> isl.Set:
         if d not in dims:
             out = out.project_out(isl.dim_type.set, d, 1).insert_dims(isl.dim_type.set, d, 1)
     return out.set_tuple_name(domain.get_tuple_name())
+
+
+def is_product(s: isl.Set) -> bool:
+    """Whether each dimension's bounds are independent of the others' (conditions on the
+    parameters alone allowed): ``s`` is the product of its projections on each dimension."""
+    product = isl.Set.universe(s.get_space()).intersect_params(s.params())
+    for d in range(s.dim(isl.dim_type.set)):
+        product = product.intersect(only_through(s, (d,)))
+    return product.is_equal(s)

@@ -131,18 +131,18 @@ def _access_score(subscripts: list[list[int]], direction: list[Fraction]) -> int
     return STRIDED
 
 
-def chains_through_memory(stmts: list[Statement], members: list[Row], inner: int) -> bool:
-    """Whether member ``inner``'s loop carries a chain of updates of one element that goes through
-    memory: some statement reads and writes an element that stays the same along it (``w[i]``
-    in the loop over j), and the loop stores to more than one element per iteration. (With a
-    single store, compilers keep the element in a register from one iteration to the next; with
+def chain_stores(stmts: list[Statement], members: list[Row], inner: int) -> int | None:
+    """Where member ``inner``'s loop carries a chain of updates of one element (some statement
+    reads and writes an element that stays the same along it: ``w[i]`` in the loop over j), how
+    many elements the loop stores to per iteration; None where it carries no such chain. (With
+    one store, compilers keep the element in a register from one iteration to the next; with
     several, they cannot tell it from the arrays the loop reads, and reload it each time.)"""
     updates = False
     stores: set[tuple[str, str]] = set()
     for st in stmts:
         directions = member_directions(st, members)
         if directions is None:
-            return False
+            return None
         along = directions[inner]
         reads = {(a.get_tuple_name(isl.dim_type.out), str(access_subscripts(a, st)))
                  for is_write, a in st.accesses if not is_write}
@@ -151,9 +151,9 @@ def chains_through_memory(stmts: list[Statement], members: list[Row], inner: int
                 continue
             subscripts = access_subscripts(access, st)
             if subscripts is None:
-                return False
+                return None
             element = (access.get_tuple_name(isl.dim_type.out), str(subscripts))
             stores.add(element)
             if element in reads and all(sum(c * x for c, x in zip(sub, along)) == 0 for sub in subscripts):
                 updates = True
-    return updates and len(stores) > 1
+    return len(stores) if updates else None

@@ -125,6 +125,13 @@ def _footprint(moved_by: dict[str, set[int]], sizes: list[int]) -> int:
 
 def _extent(member: Row, stmts: list[Statement]) -> int | None:
     """How many values ``member`` takes on the statements' instances (None: not a constant)."""
+    bounds = member_range(member, stmts)
+    return None if bounds is None else bounds[1] - bounds[0] + 1
+
+
+def member_range(member: Row, stmts: list[Statement]) -> tuple[int, int] | None:
+    """The least and greatest value of ``member`` on the statements' instances (None: not
+    constants)."""
     low = high = None
     for st in stmts:
         c = member.coefficients[st.name]
@@ -137,7 +144,7 @@ def _extent(member: Row, stmts: list[Statement]) -> int | None:
             return None
         low = lo.to_python() if low is None else min(low, lo.to_python())
         high = hi.to_python() if high is None else max(high, hi.to_python())
-    return None if low is None else high - low + 1
+    return None if low is None else (low, high)
 
 
 def _arrays_moved_by(stmts: list[Statement], members: list[Row]) -> dict[str, set[int]] | None:

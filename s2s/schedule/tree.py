@@ -7,10 +7,13 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from s2s.analysis.affine import is_product
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import chains_through_memory, innermost_member, member_to_sink, reads_an_array
-from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint
+from s2s.schedule.point_order import chain_stores, innermost_member, member_to_sink, reads_an_array
+from s2s.schedule.tile_sizes import (
+    DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, member_range, tile_sizes, untiled_footprint,
+)
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
@@ -203,8 +206,10 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = _permute_points(node.child(0), inner, coincident).parent()
     point_coincident = [coincident[j] for j in order]
     simd = options.simd and point_coincident[-1]
-    chains = not point_coincident[-1] and chains_through_memory(stmts, members, inner)
-    jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], options) if simd or chains else None
+    jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], options) if (
+        simd or not point_coincident[-1]) else None
+    if jam is not None and not simd and not _jam_into_chain(stmts, members, inner, order[jam], options):
+        jam = None
     if jam is not None:
         node = _unroll_and_jam(node.child(0), jam, options.unroll_jam).parent()
     if simd:
@@ -242,6 +247,25 @@ def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int |
     return None
 
 
+def _jam_into_chain(stmts: list[Statement], members: list[Row], inner: int, jammed: int,
+                    options: TreeOptions) -> bool:
+    """Whether unrolling member ``jammed`` into member ``inner``'s loop, which does not run in
+    parallel, makes independent chains of updates that pay: where the loop stores to several
+    elements (each update already goes through memory), or to one that code generation then
+    keeps in a local (scalar_replacement.py): only in a loop with no guard inside, so where
+    every group of copies is whole (the member's range starts and ends on a multiple of the
+    factor, and the statements' domains are boxes)."""
+    stores = chain_stores(stmts, members, inner)
+    if stores is None:
+        return False
+    if stores > 1:
+        return True
+    factor = options.unroll_jam
+    bounds = member_range(members[jammed], stmts)
+    return (bounds is not None and bounds[0] % factor == 0 and (bounds[1] + 1) % factor == 0
+            and all(is_product(st.domain) for st in stmts))
+
+
 def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str:
     if jam is None:
         return ""
@@ -259,9 +283,10 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     n = len(coincident)
     if inner != n - 1:
         node = _permute_points(node, inner, coincident)
-    if not ordered[-1] and chains_through_memory(stmts, members, inner):
+    if not ordered[-1]:
+        order = [j for j in range(n) if j != inner] + [inner]
         jam = _jam_position(stmts, ordered, [None] * n, options)
-        if jam is not None:
+        if jam is not None and _jam_into_chain(stmts, members, inner, order[jam], options):
             node = _unroll_and_jam(node, jam, options.unroll_jam)
             report.notes.append(_jam_note(jam, ordered, options).strip())
     if options.simd and ordered[-1]:

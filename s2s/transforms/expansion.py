@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from s2s.analysis import NotAffine, Scop, build_scop
-from s2s.analysis.affine import only_through
+from s2s.analysis.affine import is_product
 from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.scop import Loop
 from s2s.ir import (
@@ -130,11 +130,8 @@ def _is_box(elements: isl.Set) -> bool:
     visit exactly ``elements``: each dimension's bounds are independent of the others (the set
     is a product; the conditions on the parameters alone, a scalar's ``m > 0``, guard the copy
     back), and no dimension skips values (``A[j]`` for j = 0, 3, 6: a stride)."""
-    product = isl.Set.universe(elements.get_space()).intersect_params(elements.params())
-    for d in range(elements.dim(isl.dim_type.set)):
-        product = product.intersect(only_through(elements, (d,)))
     hull = isl.Set.from_basic_set(elements.polyhedral_hull())
-    return product.is_equal(elements) and hull.is_equal(elements)
+    return is_product(elements) and hull.is_equal(elements)
 
 
 def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
