@@ -149,18 +149,10 @@ def member_range(member: Row, stmts: list[Statement]) -> tuple[int, int] | None:
 
 def _arrays_moved_by(stmts: list[Statement], members: list[Row]) -> dict[str, set[int]] | None:
     """Per array: the members along which some access to it moves (None: not known)."""
+    walks = _walks(stmts, members, 0)
+    if walks is None:
+        return None
     out: dict[str, set[int]] = {}
-    for st in stmts:
-        directions = member_directions(st, members)
-        if directions is None:
-            continue      # fewer loops than the band: it moves with members it shares
-
-        for _, access in st.accesses:
-            subscripts = access_subscripts(access, st)
-            if subscripts is None:
-                return None
-            moved = out.setdefault(access.get_tuple_name(isl.dim_type.out), set())
-            for j, d in enumerate(directions):
-                if any(sum(c * x for c, x in zip(sub, d)) for sub in subscripts):
-                    moved.add(j)
+    for walk in walks:
+        out.setdefault(walk.array, set()).update(walk.moved)
     return out or None
