@@ -2,7 +2,8 @@
 /* A wrong order from the Pluto-style scheduler (or its code generation) on a SCoP of 9 statements */
 /* with strided loops (j += 2, k += 3): B[21][20] ends with another value. Seen at cbd548b and */
 /* already at 1604506 (the schedule "checked exactly"); found by s2s fuzz --seed 2008158, its */
-/* cause not yet found. */
+/* cause not yet found. Right without `A[19] += 1` or with j++ for j += 2: A[19] is read by */
+/* A[j + 19] at j = 0, a flow dependence into a strided domain (the first suspect). */
 /* s2s-fuzz-xfail: wrong schedule or code for strided statements, open (fuzz seed 2008158) */
 
 #include <stdio.h>
