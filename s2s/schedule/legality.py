@@ -7,22 +7,33 @@ from s2s.analysis.dependences import Dependences
 from s2s.time_limit import isl_operation_limit
 
 
-def violated(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> isl.UnionMap:
-    """The dependences (value-based flow, anti, output) that ``schedule`` (a tree, or a map to
-    one time space) does not keep in order: empty when the schedule is legal."""
+def is_legal(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> bool:
+    """Whether ``schedule`` (a tree, or a map to one time space) keeps every dependence (value-
+    based flow, anti, output) in order: the distance in time between the two instances of each
+    is lexicographically positive (distances, as lexicographic order is the same everywhere:
+    much cheaper than comparing the times themselves)."""
     sched = schedule.get_map() if isinstance(schedule, isl.Schedule) else schedule
     relation = deps.flow.union(deps.anti).union(deps.output)
-    in_time = relation.apply_domain(sched).apply_range(sched)
-    forward = sched.range().lex_lt_union_set(sched.range())
-    bad_pairs = in_time.subtract(forward)
-    if bad_pairs.is_empty():
-        return bad_pairs
-    # back to statement instances, for the message
-    return relation.intersect(bad_pairs.apply_domain(sched.reverse()).apply_range(sched.reverse()))
+    in_time: list[isl.Map] = []
+    relation.apply_domain(sched).apply_range(sched).foreach_map(in_time.append)
+    for pairs in in_time:
+        if not pairs.get_space().domain().is_equal(pairs.get_space().range()):
+            return False   # (times of two shapes: not one order, so nothing is proven)
+        distance = pairs.deltas()
+        if not distance.intersect(_lex_nonpositive(distance.get_space())).is_empty():
+            return False
+    return True
 
 
-def is_legal(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> bool:
-    return violated(deps, schedule).is_empty()
+def _lex_nonpositive(space: isl.Space) -> isl.Set:
+    """The vectors of ``space`` lexicographically at or below zero."""
+    ctx = space.get_ctx()
+    tied = isl.Set.universe(space)
+    below = isl.Set.empty(space)
+    for k in range(space.dim(isl.dim_type.set)):
+        below = below.union(tied.upper_bound_val(isl.dim_type.set, k, isl.Val.negone(ctx)))
+        tied = tied.fix_val(isl.dim_type.set, k, isl.Val.zero(ctx))
+    return below.union(tied)
 
 
 def bands_stay_forward(deps: Dependences, untiled: isl.UnionMap, band_rows: list[list[int]]) -> bool:
