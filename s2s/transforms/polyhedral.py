@@ -10,6 +10,7 @@ import islpy as isl
 from s2s.ir import expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.scop import Scop
+from s2s.schedule.ast_order import ast_fault
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
@@ -169,8 +170,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         if len(scop.statements) > ISL_FALLBACK_MAX_STATEMENTS:
             return Choice(None, f"original order kept (Pluto-style scheduler: {why})", scheduler_failed=True), ()
         # (half the budget: isl's scheduler either succeeds quickly or not at all)
-        schedule, note = _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
-        return Choice(schedule, note, scheduler_failed=True), ()
+        schedule, ast, note = _isl_fallback(scop, deps, f"Pluto-style scheduler: {why}", options.budget_s / 2)
+        return Choice(schedule, note, ast=ast, scheduler_failed=True), ()
     gain_rules = options.profitability
     if gain_rules and any(_kernel_below_threshold(scop, st, options) for st in scop.statements):
         # (tiled loops ran slower than gcc on the user's i-k-j at such sizes: syrk at SMALL 0.67x)
@@ -223,6 +224,9 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
+    fault = ast_fault(scop, deps, ast)
+    if fault:
+        return Choice(None, f"original order kept: {fault}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
     parallel = sum(1 for r in sched.rows if r.parallel)
     tiles = f", {'; '.join(dict.fromkeys(report.notes))}" if report.notes else ""
@@ -392,7 +396,8 @@ def _ast_within_budget(scop: Scop, tree: isl.Schedule) -> isl.AstNode | None:
         return None
 
 
-def _isl_fallback(scop: Scop, deps, reason: str, budget_s: float) -> tuple[isl.Schedule | None, str]:
+def _isl_fallback(scop: Scop, deps, reason: str,
+                  budget_s: float) -> tuple[isl.Schedule | None, isl.AstNode | None, str]:
     validity = deps.flow.union(deps.anti).union(deps.output)
 
     def compute() -> str:
@@ -408,9 +413,13 @@ def _isl_fallback(scop: Scop, deps, reason: str, budget_s: float) -> tuple[isl.S
         with isl_operation_limit(ISL_FALLBACK_OPERATIONS):
             legal = is_legal(deps, schedule)
     except TimeLimitExceeded:
-        return None, f"original order kept ({reason}; isl scheduler out of its {budget_s:g} s too)"
+        return None, None, f"original order kept ({reason}; isl scheduler out of its {budget_s:g} s too)"
     except isl.Error as exc:
-        return None, f"original order kept ({reason}; isl scheduler gave up: {str(exc).splitlines()[0][:60]})"
+        return None, None, f"original order kept ({reason}; isl scheduler gave up: {str(exc).splitlines()[0][:60]})"
     if not legal:
-        return None, f"original order kept ({reason}; isl's schedule failed the legality check)"
-    return schedule, f"isl scheduler ({reason})"
+        return None, None, f"original order kept ({reason}; isl's schedule failed the legality check)"
+    ast = _ast_within_budget(scop, schedule)
+    fault = "its code generation is too dear here" if ast is None else ast_fault(scop, deps, ast)
+    if fault:
+        return None, None, f"original order kept ({reason}; isl's schedule: {fault})"
+    return schedule, ast, f"isl scheduler ({reason})"

@@ -1,10 +1,10 @@
 /* s2s-fuzz: seed=2008158 target=c tile=8,5,4 fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0 profitability=off args=20 */
-/* A wrong order from the Pluto-style scheduler (or its code generation) on a SCoP of 9 statements */
-/* with strided loops (j += 2, k += 3): B[21][20] ends with another value. Seen at cbd548b and */
-/* already at 1604506 (the schedule "checked exactly"); found by s2s fuzz --seed 2008158, its */
-/* cause not yet found. Right without `A[19] += 1` or with j++ for j += 2: A[19] is read by */
-/* A[j + 19] at j = 0, a flow dependence into a strided domain (the first suspect). */
-/* s2s-fuzz-xfail: wrong schedule or code for strided statements, open (fuzz seed 2008158) */
+/* A wrong order from isl's code generation (fixed): the Pluto-style schedule of these 9 */
+/* statements is legal, but it has a band member that repeats an earlier one for every statement, */
+/* and for it isl's AST ran the statement A[i + 18] = ... for all j before B[j + 19][20] *= ..., */
+/* which the schedule puts between two of those iterations: B[21][20] ended with another value. */
+/* Every AST is now read back and checked against the dependences (s2s/schedule/ast_order.py); */
+/* here the check fails and the user's loops stay. Found by s2s fuzz --seed 2008158. */
 
 #include <stdio.h>
 #include <stdlib.h>
