@@ -17,7 +17,7 @@ from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
 from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from s2s.schedule.legality import is_legal
-from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed, _orthogonal_complement, _rank
+from s2s.schedule.pluto import PlutoScheduler, SchedulingFailed, _orthogonal_complement, _rank, domain_equalities
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 
 BIN = Path(sys.executable).parent
@@ -555,3 +555,22 @@ def test_a_column_walk_that_does_not_fit_in_l1_is_tiled():
     result = optimize_c_file(str(kernel_source(KERNELS["bicg"])), args, PipelineOptions(mode="pluto", target="c"))
     line = next(ln for ln in result.report if "kernel_bicg" in ln)
     assert re.search(r"tiles \d+x\d+", line) and "untiled:" not in line, line
+
+
+def test_a_domain_that_fixes_an_iterator_gets_no_hyperplane_along_it(monkeypatch):
+    """k = i - 1 on the whole domain of two statements (one iteration of k): a hyperplane along
+    k would repeat i, so the scheduler asks each new one for j instead (the original order's
+    rows that follow the hyperplanes may still name k)."""
+    path = Path(__file__).parent / "fuzz_regressions" / "strided_statements_wrong_order.c"
+    unit, _ = lift_c_file(str(path), [])
+    (scop,) = find_scops(next(f for f in unit.functions if f.name == "kernel"))
+    assert domain_equalities(scop.statements[6].domain) == [(-1, 0, 1)]
+    sched = PlutoScheduler(scop, compute_dependences(scop)).schedule()
+    for row in sched.rows:
+        for name in ("S_B7", "S_B8"):
+            c = row.coefficients[name][:-1]
+            assert not (row.kind == "hyperplane" and row.band >= 0 and c[2] and not c[1]), row
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0")
+    result = optimize_c_file(path, [], PipelineOptions(mode="pluto", profitability=False))
+    (kernel,) = [line for line in result.report if ": kernel: " in line]
+    assert "optimized" in kernel

@@ -101,6 +101,20 @@ def _rank(rows: list[tuple[int, ...]]) -> int:
     return rank
 
 
+def domain_equalities(domain: isl.Set) -> list[tuple[int, ...]]:
+    """The iterator coefficients of the equalities that hold on all of ``domain`` (its affine
+    hull; those through a floor division, as of a stride, left out)."""
+    out = []
+    for c in domain.affine_hull().get_constraints():
+        if not c.is_equality() or any(not c.get_coefficient_val(isl.dim_type.div, k).is_zero()
+                                       for k in range(c.dim(isl.dim_type.div))):
+            continue
+        row = tuple(c.get_coefficient_val(isl.dim_type.set, k).to_python() for k in range(c.dim(isl.dim_type.set)))
+        if any(row):
+            out.append(row)
+    return out
+
+
 def _orthogonal_complement(rows: list[tuple[int, ...]], n: int) -> list[tuple[int, ...]]:
     """Integer basis of the vectors orthogonal to ``rows`` (in Q^n)."""
     if not rows:
@@ -221,6 +235,9 @@ class PlutoScheduler:
         self.max_operations = max_operations
         self.stmts = [s.name for s in scop.statements]
         self.dims = {s.name: len(s.iterators) for s in scop.statements}
+        # what each statement's domain fixes (k = i - 1 for one iteration of k): a hyperplane
+        # in their span orders nothing of the statement's own, so it counts as found already
+        self.fixed = {s.name: domain_equalities(s.domain) for s in scop.statements}
         self.params = list(scop.params)
         # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
         # and b (its constant shift)
@@ -295,7 +312,7 @@ class PlutoScheduler:
         conds = []
         for k, s in enumerate(self.stmts):
             m = self.dims[s]
-            rows = found[s]
+            rows = found[s] + self.fixed[s]
             if m == 0 or (rows and _rank(rows) >= m):
                 continue
             terms = []
@@ -430,7 +447,7 @@ class PlutoScheduler:
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
                 reuse_live = [d for d in reuse_live if not self._satisfied(d, [cut], reuse=True)]
         guard = 0
-        while any(_rank(found[s]) < self.dims[s] if found[s] else self.dims[s] > 0 for s in self.stmts):
+        while any(_rank(found[s] + self.fixed[s]) < self.dims[s] for s in self.stmts):
             guard += 1
             if guard > 64:
                 raise SchedulingFailed("no progress")
@@ -529,7 +546,7 @@ class PlutoScheduler:
         tail = []
         for row in self._original_rows():
             if row.kind == "hyperplane" and all(
-                    not any(c[:-1]) or (found[s] and _rank(found[s] + [c[:-1]]) == _rank(found[s]))
+                    not any(c[:-1]) or _rank(found[s] + self.fixed[s] + [c[:-1]]) == _rank(found[s] + self.fixed[s])
                     for s, c in row.coefficients.items()) and all(
                     self._zero_distance(d, row) for d in unsatisfied):
                 continue
