@@ -212,15 +212,21 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report)
     ast = _ast_within_budget(scop, tree)
-    if ast is None:
-        jammed = any("unroll-and-jam" in t for t in report.notes)
-        if jammed:
+    # (code generation too dear: without unroll-and-jam, then without the wavefront of tiles,
+    # whose skewed tile loops under run-time bounds cost isl the most)
+    simpler = [("unroll-and-jam", any("unroll-and-jam" in t for t in report.notes), {"unroll_jam": 0}),
+               ("wavefront of tiles", report.wavefronts > 0, {"wavefront": False})]
+    for what, present, change in simpler:
+        if ast is not None:
+            break
+        if present:
+            tree_options = dataclasses.replace(tree_options, **change)
             report = TreeReport()
-            tree = build_tree(scop, sched, dataclasses.replace(tree_options, unroll_jam=0), report)
-            plain += "; no unroll-and-jam (its code generation is too dear here)"
+            tree = build_tree(scop, sched, tree_options, report)
+            plain += f"; no {what} (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree)
-        if ast is None:
-            return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
+    if ast is None:
+        return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
     ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
