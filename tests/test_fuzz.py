@@ -21,7 +21,7 @@ import pytest
 from s2s import cli
 from s2s.fuzz import RunOptions, check_file, check_source, generate, read_case, run_fuzz, shrink, to_c
 from s2s.fuzz.model import Loop, Stmt
-from s2s.fuzz.runner import CC_MISMATCH, CRASH, MISMATCH, OK, S2S_OUTPUT
+from s2s.fuzz.runner import CC_MISMATCH, CC_ON_OUTPUT, CRASH, MISCOMPILED_OUTPUT, MISMATCH, OK, S2S_OUTPUT
 from s2s.fuzz.shrink import size
 
 REGRESSIONS = Path(__file__).resolve().parent / "fuzz_regressions"
@@ -121,11 +121,11 @@ def test_runner_tells_mismatch_crash_and_fallback_apart(tmp_path):
 
 
 BAD_O2_CC = r'''#!{python}
-"""A stand-in for cc whose -O2 miscompiles: the first += in the kernel becomes -=."""
+"""A stand-in for cc whose -O2 miscompiles files named *{suffix}: the first += in the kernel becomes -=."""
 import re, subprocess, sys
 args = sys.argv[1:]
-if "-O2" in args:
-    src = next(a for a in args if a.endswith(".c"))
+src = next(a for a in args if a.endswith(".c"))
+if "-O2" in args and src.endswith("{suffix}"):
     head, sep, rest = open(src).read().partition("void kernel(")
     new = src[:-2] + "_bad.c"
     open(new, "w").write(head + sep + re.sub(r"\] \+= ", "] -= ", rest, count=1))
@@ -138,7 +138,7 @@ def test_a_compiler_bug_does_not_hide_one_of_s2s(tmp_path):
     """Where cc -O2 miscompiles the user's file too, s2s's output built with -O0 still decides:
     right, the mismatch is the compiler's; wrong, it is s2s's."""
     bad_cc = tmp_path / "bad-cc"
-    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable))
+    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable, suffix=".c"))
     bad_cc.chmod(bad_cc.stat().st_mode | stat.S_IEXEC)
     seed = 0
     for _ in range(20):   # (a program whose output the planted bug changes)
@@ -153,6 +153,24 @@ def test_a_compiler_bug_does_not_hide_one_of_s2s(tmp_path):
     wrong = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "minus")),
                          tmp_path / "wrong")
     assert wrong.status == MISMATCH and wrong.culprit == S2S_OUTPUT, wrong
+
+
+def test_a_compiler_bug_on_right_output_is_told_apart(tmp_path):
+    """Where only cc -O2's build of s2s's output is wrong, and built with -O0 it is right and
+    clean under ASan and UBSan, the compiler miscompiled right code: counted apart, not failed."""
+    bad_cc = tmp_path / "bad-cc"
+    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable, suffix="_fake.c"))   # (the fake s2s-cc's output)
+    bad_cc.chmod(bad_cc.stat().st_mode | stat.S_IEXEC)
+    seed = 0
+    for _ in range(20):
+        program = _with_plus_equals(seed)
+        args, env, src = program.args(), program.config.env(), to_c(program)
+        got = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "none")),
+                           tmp_path / f"p{program.seed}")
+        if got.status != OK:
+            break
+        seed = program.seed + 1
+    assert got.status == CC_ON_OUTPUT and got.culprit == MISCOMPILED_OUTPUT and not got.failed, got
 
 
 def test_an_internal_error_on_one_scop_counts_as_a_fallback():

@@ -20,7 +20,7 @@ from s2s.fuzz.generator import generate
 from s2s.fuzz.model import Program
 from s2s.fuzz.printer import header_comment, to_c
 from s2s.fuzz.runner import (
-    BUILD_FAILED, CC_MISMATCH, CRASH, INVALID, MISMATCH, TIMEOUT, Outcome, RunOptions, check_source,
+    BUILD_FAILED, CC_MISMATCH, CC_ON_OUTPUT, CRASH, INVALID, MISMATCH, TIMEOUT, Outcome, RunOptions, check_source,
 )
 from s2s.fuzz.shrink import shrink, size
 
@@ -57,6 +57,7 @@ class Summary:
         return (f"{self.programs} programs ({target}): {c.get(MISMATCH, 0)} mismatches "
                 f"({views} with pointer views), {self.fallbacks} fallbacks, {c.get(CRASH, 0)} crashes, "
                 f"{c.get(CC_MISMATCH, 0)} wrong without s2s (cc -O2 itself), "
+                f"{c.get(CC_ON_OUTPUT, 0)} where cc -O2 miscompiles s2s's right output, "
                 f"{c.get(TIMEOUT, 0)} timeouts, {c.get(BUILD_FAILED, 0)} build failures, "
                 f"{c.get(INVALID, 0)} invalid; {self.optimized} optimized by s2s; {self.seconds:.0f} s")
 
@@ -72,6 +73,10 @@ def run_fuzz(count: int, seed: int, options: RunOptions, jobs: int = 2, keep: Pa
         program = generate(seed + k)
         outcome = check_source(to_c(program), program.args(), program.config.env(), options)
         failure = None
+        if outcome.status == CC_ON_OUTPUT and keep is not None:
+            # (kept as generated, not shrunk: a compiler bug to report, not one of s2s's)
+            original = generate(seed + k)
+            save_failure(original, original, outcome, options.target, keep)
         if outcome.failed:
             failure = Failure(program.seed, outcome, program.has_views())
             if do_shrink:
@@ -98,6 +103,8 @@ def run_fuzz(count: int, seed: int, options: RunOptions, jobs: int = 2, keep: Pa
                     f"{f' ({outcome.culprit})' if outcome.culprit else ''}{where}")
             elif outcome.status == CC_MISMATCH:
                 say(f"seed {program.seed}: wrong without s2s: {outcome.culprit}: {outcome.detail}")
+            elif outcome.status == CC_ON_OUTPUT:
+                say(f"seed {program.seed}: {outcome.culprit}: {outcome.detail}")
             elif outcome.status == INVALID:
                 say(f"seed {program.seed}: invalid program (a generator bug): {outcome.detail}")
             elif outcome.fallback:

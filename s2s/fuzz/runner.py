@@ -31,12 +31,17 @@ CFLAGS = ("-ffp-contract=off",)
 MISMATCH, CRASH, TIMEOUT, BUILD_FAILED, INVALID, OK = "mismatch", "crash", "timeout", "build-failed", "invalid", "ok"
 CC_MISMATCH = "cc-mismatch"  # the user's own file, compiled by cc -O2 without s2s, differs too, and s2s's
                              # output compiled by cc -O0 does not: not s2s's bug
+CC_ON_OUTPUT = "cc-on-output"  # only cc -O2's build of s2s's output differs; built with -O0 it is
+                               # right and runs clean under ASan and UBSan: a compiler bug on right code
 # culprits of a mismatch
 CC_ALONE = ("cc -O2 alone gives a wrong output on the original file (a compiler bug or UB in the program), "
             "and s2s's output built with cc -O0 does not (or s2s changed nothing)")
 ONLY_OPTIMIZED_CC = ("s2s's output built with cc -O0 prints the reference's output: its -O2 build differs "
                      "(a compiler bug, or undefined behaviour s2s introduced)")
 S2S_OUTPUT = "s2s's output built with cc -O0 differs too: s2s transformed the program wrongly"
+MISCOMPILED_OUTPUT = ("cc -O2 miscompiles s2s's output: built with cc -O0 it prints the reference's output and "
+                      "runs clean under ASan and UBSan")
+SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class Outcome:
 
     @property
     def failed(self) -> bool:
-        return self.status not in (OK, INVALID, CC_MISMATCH)
+        return self.status not in (OK, INVALID, CC_MISMATCH, CC_ON_OUTPUT)
 
 
 def s2s_cc_path() -> str:
@@ -131,6 +136,8 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
             outcome.culprit = _culprit(src, workdir, args, expected.stdout, options, run_env)
             if outcome.culprit == CC_ALONE:
                 outcome.status = CC_MISMATCH
+            elif outcome.culprit == MISCOMPILED_OUTPUT:
+                outcome.status = CC_ON_OUTPUT
             return outcome
     outcome.threads = None
     return outcome
@@ -158,7 +165,16 @@ def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options
         return S2S_OUTPUT
     if plain_wrong:
         return CC_ALONE if r is not None else ""
-    return ONLY_OPTIMIZED_CC if r is not None else ""
+    if r is None:
+        return ""
+    # right at -O0: undefined behaviour s2s introduced (which -O2 may exploit), or a compiler bug
+    checked = workdir / "generated_sanitized"
+    built = subprocess.run([options.cc, "-O0", *CFLAGS, *SANITIZERS, *omp, str(kept[0]), "-o", str(checked), "-lm"],
+                           capture_output=True, timeout=options.build_timeout).returncode == 0
+    clean = _run([str(checked), *args], run_env, options.run_timeout) if built else None
+    if clean is not None and clean.returncode == 0 and clean.stdout == expected:
+        return MISCOMPILED_OUTPUT
+    return ONLY_OPTIMIZED_CC
 
 
 def _reordered(report_line: str) -> bool:
