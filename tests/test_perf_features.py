@@ -51,7 +51,7 @@ def test_fields_are_stable_and_documented():
 
 
 def test_gemm_static_features():
-    src, args = kernel("gemm")
+    src, args = kernel("gemm", "-DPOLYBENCH_USE_SCALAR_LB")
     s = registry.KERNELS["gemm"].datasets["MINI"]
     ni, nj, nk = s["NI"], s["NJ"], s["NK"]
     f = by_label(features(src, args))["kernel_gemm:72"]
@@ -79,7 +79,7 @@ def test_gemm_static_features():
 
 
 def test_jacobi_2d_dependences_and_parameters():
-    src, args = kernel("jacobi-2d", "-DPOLYBENCH_USE_SCALAR_LB")
+    src, args = kernel("jacobi-2d")
     (f,) = [x for x in features(src, args) if x.function == "kernel_jacobi_2d"]
     v = f.values
     assert math.isnan(v["log2_instances"])                  # sizes are parameters, not given

@@ -456,8 +456,8 @@ def test_size_override_on_command_line(tmp_path):
 @pytest.mark.parametrize("name", ["gemm", "doitgen", "nussinov", "adi", "heat-3d", "durbin"])
 def test_c99_stack_arrays_scalar_bounds_variant(name, tmp_path):
     """The alternative array/bound macros of polybench.h give the same
-    results (strict C99, arrays on the stack, runtime sizes in prototypes
-    and loop bounds)."""
+    results (strict C99, arrays on the stack, runtime sizes in prototypes,
+    compile-time sizes as loop bounds)."""
     info = KERNELS[name]
     base = build(info, tmp_path / "base", ["-O1"], FULL_DUMP)
     alt = build(info, tmp_path / "alt",

@@ -25,7 +25,8 @@ BIN = Path(sys.executable).parent
 
 def kernel_scop(name: str, dataset: str = "MINI"):
     src = kernel_source(KERNELS[name])
-    unit, _ = lift_c_file(str(src), [f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", f"-D{dataset}_DATASET"])
+    unit, _ = lift_c_file(str(src), [f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", f"-D{dataset}_DATASET",
+                                     "-DPOLYBENCH_USE_SCALAR_LB"])
     kernel = next(f for f in unit.functions if f.name.startswith("kernel_"))
     (scop,) = find_scops(kernel)
     return scop
@@ -204,7 +205,7 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     info = KERNELS[name]
     src = kernel_source(info)
     flags = ["-O2", f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DSMALL_DATASET",
-             "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+             "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
     sources = [str(SUITE_ROOT / "utilities" / "polybench.c"), str(src)]
     env = {**os.environ, "S2S_MODE": "pluto", "S2S_TARGET": target, "S2S_REPORT": "1", "OMP_NUM_THREADS": "2"}
     extra = ["-fopenmp"] if target == "openmp" else []
@@ -228,7 +229,7 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
 
 def test_openmp_target_emits_parallel_loops(tmp_path):
     src = kernel_source(KERNELS["gemm"])
-    result = optimize_c_file(str(src), [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"],
+    result = optimize_c_file(str(src), [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"],
                              PipelineOptions(mode="pluto", target="openmp"))
     kernel = result.source[result.source.index("kernel_gemm("):]
     assert "#pragma omp parallel for" in kernel
@@ -292,7 +293,7 @@ def test_isl_fallback_has_the_same_hard_limit():
 
 
 def test_skewed_tiles_only_where_nothing_else_runs_in_parallel():
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DMINI_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DMINI_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     jacobi = optimize_c_file(str(kernel_source(KERNELS["jacobi-2d"])), args,
                              PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in jacobi.report if "kernel_jacobi_2d" in ln)
@@ -383,7 +384,7 @@ def test_unroll_and_jam_puts_four_rows_in_the_simd_loop():
 def test_an_untiled_schedule_that_walks_memory_worse_keeps_the_original():
     # trisolv: the schedule turns the stride-1 row dot product (x[i] -= L[i][j] * x[j]) into a
     # column sweep over L[i][j] with i innermost, and tiles nothing
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS["trisolv"])), args, PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in result.report if "kernel_trisolv" in ln)
     assert "left as is" in line and "walks memory worse" in line
@@ -417,7 +418,7 @@ def test_streaming_nests_keep_their_order_and_are_not_tiled(tmp_path):
     # 3mm's initialization: four nests that each write one array once, row by row. Tiles and
     # fusion gain nothing there (no cache line is used twice across loops); under OpenMP each
     # nest keeps its own parallel loop
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS["3mm"])), args, PipelineOptions(mode="pluto", target="openmp"))
     init = next(ln for ln in result.report if "init_array" in ln)
     assert "original order kept: no band reuses a cache line" in init and "tiles" not in init
@@ -442,7 +443,7 @@ def test_unroll_and_jam_only_where_something_is_read():
     # 2mm: `tmp[i][j] = 0` is a band of plain stores (nothing for the copies to share);
     # `D[i][j] *= beta` reads what it writes
     # (sizes given: untiled, as the cache model leaves them, nothing is unrolled)
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS["2mm"])), args,
                              PipelineOptions(mode="pluto", target="openmp", tile_sizes=(32, 512)))
     kernel = next(ln for ln in result.report if "kernel_2mm" in ln)
@@ -459,7 +460,7 @@ def test_unroll_and_jam_only_where_something_is_read():
     ("trisolv", "left as is"),
 ])
 def test_bands_deepened_by_growing_distances(name, expected):
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS[name])), args, PipelineOptions(mode="pluto", target="openmp"))
     kernel = next(ln for ln in result.report if ": kernel_" in ln)
     assert re.search(expected, kernel), kernel   # (tile sizes come from this machine's caches)
@@ -469,7 +470,7 @@ def test_bands_whose_reuse_fits_in_cache_untiled_are_not_tiled():
     """gemver at LARGE: `w[i] += A[i][j] * x[j]` reuses 16 KB of x from one i to the next, which
     stays in cache untiled; tiles would only cut A's rows into short streams. Under OpenMP a band
     whose only parallel loop would be the SIMD loop keeps its tiles (the tile loop runs in parallel)."""
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     src = str(kernel_source(KERNELS["gemver"]))
     seq = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="c"))
     line = next(ln for ln in seq.report if "kernel_gemver" in ln)
@@ -489,7 +490,7 @@ def test_a_flat_parallel_loop_inside_a_sequential_one_is_no_reason_to_regenerate
     """deriche under OpenMP: the only parallel loop of its schedule with work in it is a column
     of `imgOut[i][j] = ...` inside the sequential pass over j (a parallel region per column, on
     data another core has just written): the user's code stays."""
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS["deriche"])), args,
                              PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in result.report if "kernel_deriche" in ln)
@@ -551,7 +552,7 @@ def test_rows_of_a_reduction_are_unrolled_and_jammed_into_it(tmp_path, target):
 def test_a_column_walk_that_does_not_fit_in_l1_is_tiled():
     """bicg at LARGE (sizes known): the fused loop over j reads `A[j][i]` down a column, a line
     per element; untiled, 2100 lines do not stay in L1 from one i to the next, tiles keep them."""
-    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET"]
+    args = [f"-I{SUITE_ROOT / 'utilities'}", "-DLARGE_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     result = optimize_c_file(str(kernel_source(KERNELS["bicg"])), args, PipelineOptions(mode="pluto", target="c"))
     line = next(ln for ln in result.report if "kernel_bicg" in ln)
     assert re.search(r"tiles \d+x\d+", line) and "untiled:" not in line, line

@@ -172,7 +172,7 @@ def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target)
 def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkeypatch):
     # jacobi-2d at MINI: each sweep of a time step is a region of 784 statement instances; its
     # new order is the user's with those loops parallel, so with none parallel the SCoP stays
-    args = [f"-I{UTIL}", "-DMINI_DATASET"]
+    args = [f"-I{UTIL}", "-DMINI_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
     src = str(SUITE / "stencils" / "jacobi-2d" / "jacobi-2d.c")
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=1000")
     small = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp", report=True))
@@ -187,11 +187,11 @@ def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkey
 
 
 def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_work(tmp_path, monkeypatch):
-    # doitgen with run-time loop bounds (POLYBENCH_USE_SCALAR_LB): its expanded sum is allocated
+    # doitgen with run-time loop bounds (the default): its expanded sum is allocated
     # only where the work reaches the threshold; at MINI (below it) and above it, gcc's answer
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=20000,parallel=20000,kernel=0,kernel_min=0")
     kdir = SUITE / "linear-algebra" / "kernels" / "doitgen"
-    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS",
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
               "-DPOLYBENCH_DUMP_FULL_PRECISION"]
     for dataset in ("MINI", "SMALL"):   # 8.5e3 and 6.6e5 statement instances
         sizes = [f"-D{dataset}_DATASET"]
@@ -266,7 +266,7 @@ def test_a_wavefront_region_is_also_tested_on_the_average_work(tmp_path, monkeyp
     # over the wavefront's steps, must reach the threshold too
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=50000")
     kdir = SUITE / "linear-algebra" / "solvers" / "lu"
-    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS",
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
               "-DPOLYBENCH_DUMP_FULL_PRECISION", "-DMINI_DATASET"]
     result = optimize_c_file(str(kdir / "lu.c"), common, PipelineOptions(mode="pluto", target="openmp", report=True))
     line = next(ln for ln in result.report if "kernel_lu" in ln)

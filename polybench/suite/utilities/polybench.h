@@ -22,7 +22,9 @@
  *                                  kernel headers, which own the format macro
  *   POLYBENCH_STACK_ARRAYS         declare arrays on the stack, not the heap
  *   POLYBENCH_USE_C99_PROTO        use the runtime sizes in array parameters
- *   POLYBENCH_USE_SCALAR_LB        use the runtime sizes as loop bounds
+ *   POLYBENCH_USE_SCALAR_LB        use the compile-time sizes as loop bounds
+ *                                  (default, as in PolyBench/C 4.2.1: the
+ *                                  run-time size parameters)
  *   POLYBENCH_PADDING_FACTOR       extra elements added to every dimension
  *
  * PAPI hardware counters (POLYBENCH_PAPI) are not supported.
@@ -40,11 +42,12 @@
 # define POLYBENCH_PADDING_FACTOR 0
 #endif
 
-/* Loop bounds: the compile-time constant (default) or the runtime scalar. */
+/* Loop bounds: the run-time size parameter (default) or, with scalar loop
+   bounds, the compile-time constant. */
 #ifdef POLYBENCH_USE_SCALAR_LB
-# define POLYBENCH_LOOP_BOUND(x, y) y
-#else
 # define POLYBENCH_LOOP_BOUND(x, y) x
+#else
+# define POLYBENCH_LOOP_BOUND(x, y) y
 #endif
 
 /* Array parameter extents: the compile-time constant (default) or, with
