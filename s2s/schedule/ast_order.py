@@ -16,10 +16,12 @@ import islpy as isl
 from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import is_legal
-from s2s.time_limit import isl_operation_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 # Reading back and checking a tiled AST costs a few times the schedule's own check
 AST_CHECK_OPERATIONS = 2_000_000
+AST_CHECK_BUDGET_S = 2.0
+TOO_DEAR = "the generated code is too dear to check"
 
 
 class AstNotUnderstood(Exception):
@@ -231,23 +233,32 @@ def ast_order(scop: Scop, ast: isl.AstNode) -> isl.UnionMap:
 
 
 def ast_fault(scop: Scop, deps: Dependences, ast: isl.AstNode,
-              max_operations: int = AST_CHECK_OPERATIONS) -> str | None:
+              max_operations: int = AST_CHECK_OPERATIONS, budget_s: float = AST_CHECK_BUDGET_S) -> str | None:
     """What is wrong with ``ast`` as code for ``scop`` (None: nothing): an instance of the
     domain it does not run, or runs twice, or a dependence it does not keep in order. Also a
-    fault: an AST too dear to check, or with a construct this reader does not model."""
+    fault: an AST too dear to check (past ``max_operations`` isl steps or ``budget_s`` seconds:
+    isl's step counter misses some of its work, and it cannot be interrupted, so the check runs
+    in a child process killed at the budget), or with a construct this reader does not model."""
+
+    def check() -> str | None:
+        try:
+            with isl_operation_limit(max_operations):
+                order = ast_order(scop, ast)
+                domain = scop.domain.intersect_params(scop.context)
+                ran = order.domain().intersect_params(scop.context)
+                if not ran.is_equal(domain):
+                    return "the generated code does not run every statement instance"
+                if not order.is_single_valued():
+                    return "the generated code runs a statement instance twice"
+                if not is_legal(deps, order):
+                    return "the generated code runs a dependence backwards"
+        except AstNotUnderstood as why:
+            return f"the generated code could not be read back ({why})"
+        except isl.Error:
+            return TOO_DEAR
+        return None
+
     try:
-        with isl_operation_limit(max_operations):
-            order = ast_order(scop, ast)
-            domain = scop.domain.intersect_params(scop.context)
-            ran = order.domain().intersect_params(scop.context)
-            if not ran.is_equal(domain):
-                return "the generated code does not run every statement instance"
-            if not order.is_single_valued():
-                return "the generated code runs a statement instance twice"
-            if not is_legal(deps, order):
-                return "the generated code runs a dependence backwards"
-    except AstNotUnderstood as why:
-        return f"the generated code could not be read back ({why})"
-    except isl.Error:
-        return "the generated code is too dear to check"
-    return None
+        return run_with_time_limit(check, budget_s)
+    except TimeLimitExceeded:
+        return TOO_DEAR
