@@ -75,8 +75,7 @@ def run_fuzz(count: int, seed: int, options: RunOptions, jobs: int = 2, keep: Pa
         failure = None
         if outcome.status == CC_ON_OUTPUT and keep is not None:
             # (kept as generated, not shrunk: a compiler bug to report, not one of s2s's)
-            original = generate(seed + k)
-            save_failure(original, original, outcome, options.target, keep)
+            save_failure(program, program, outcome, options.target, keep)
         if outcome.failed:
             failure = Failure(program.seed, outcome, program.has_views())
             if do_shrink:

@@ -1,11 +1,10 @@
 """The order in which isl's AST runs the statement instances, read back from the AST itself.
 
 A schedule proven legal is only half the proof: the code is what runs, and isl's AST generator
-is not free of bugs (a band member repeating an earlier one for every statement made it hoist a
-statement out of the loop it belongs in). So the AST is read back as a polyhedral relation,
-each statement instance to the time the AST runs it at (loop iterators and positions in blocks,
-as a 2d+1 schedule), and that relation is checked like a schedule: every instance of the
-domain runs, exactly once, and every dependence still goes forward.
+is not free of bugs (docs/fuzzing.md, seed 2008158). So the AST is read back as a polyhedral
+relation, each statement instance to the time the AST runs it at (loop iterators and positions
+in blocks, as a 2d+1 schedule), and that relation is checked like a schedule: every instance of
+the domain runs, exactly once, and every dependence still goes forward.
 """
 from __future__ import annotations
 
@@ -202,7 +201,7 @@ class _Expressions:
     def compare(self, op: isl.ast_expr_op_type, lhs: isl.AstExpr, rhs: isl.AstExpr) -> isl.Set:
         """``lhs op rhs``, a bound by a min or max taken apart: ``x <= min(a, b)`` as
         ``x <= a and x <= b`` (as a piecewise function, each of a loop's bounds would double the
-        pieces of its iteration domain, which made tiled stencils minutes to check)."""
+        pieces of its iteration domain)."""
         ops = isl.ast_expr_op_type
         if op in _FLIPPED and _is_op(rhs, ops.min, ops.max) and not _is_op(lhs, ops.min, ops.max):
             return self.compare(_FLIPPED[op], rhs, lhs)
