@@ -13,7 +13,7 @@ from s2s.analysis import compute_dependences, find_scops
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from s2s.schedule.ast_order import ast_fault, ast_order
 from s2s.schedule.legality import is_legal
-from tests.test_scheduler import kernel_scop
+from tests.test_scheduler import _source_scop, kernel_scop
 
 STENCIL = """
 void f(int n, int t, double A[100][100]) {
@@ -25,14 +25,6 @@ void f(int n, int t, double A[100][100]) {
 """
 
 
-def scop_of(tmp_path, source: str):
-    path = tmp_path / "f.c"
-    path.write_text(textwrap.dedent(source))
-    unit, _ = lift_c_file(str(path), [])
-    (scop,) = find_scops(unit.functions[0])
-    return scop
-
-
 def ast_of(scop, schedule_text: str) -> isl.AstNode:
     tree = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
         isl.MultiUnionPwAff.from_union_map(isl.UnionMap.read_from_str(scop.domain.get_ctx(), schedule_text)))
@@ -40,7 +32,7 @@ def ast_of(scop, schedule_text: str) -> isl.AstNode:
 
 
 def test_the_original_order_reads_back_as_the_original_order(tmp_path):
-    scop = scop_of(tmp_path, STENCIL)
+    scop = _source_scop(tmp_path, STENCIL)
     order = ast_order(scop, ast_of(scop, "[n, t] -> { S_B0[k, i, j] -> [k, i, j] }"))
     expected = isl.UnionMap.read_from_str(order.get_ctx(), "[n, t] -> { S_B0[k, i, j] -> [k, i, j] }")
     assert order.is_equal(expected.intersect_domain(scop.domain))
@@ -48,7 +40,7 @@ def test_the_original_order_reads_back_as_the_original_order(tmp_path):
 
 
 def test_an_order_that_breaks_a_dependence_is_a_fault(tmp_path):
-    scop = scop_of(tmp_path, STENCIL)
+    scop = _source_scop(tmp_path, STENCIL)
     deps = compute_dependences(scop)
     # i and k swapped: a later sweep's row before an earlier sweep's next row
     fault = ast_fault(scop, deps, ast_of(scop, "[n, t] -> { S_B0[k, i, j] -> [i, k, j] }"))
@@ -56,7 +48,7 @@ def test_an_order_that_breaks_a_dependence_is_a_fault(tmp_path):
 
 
 def test_code_for_part_of_the_domain_is_a_fault(tmp_path):
-    scop = scop_of(tmp_path, STENCIL)
+    scop = _source_scop(tmp_path, STENCIL)
     deps = compute_dependences(scop)
     partial = isl.Schedule.from_domain(scop.domain.intersect(
         isl.UnionSet.read_from_str(scop.domain.get_ctx(), "[n, t] -> { S_B0[k, i, j] : j <= 50 }")))

@@ -134,32 +134,11 @@ sys.exit(subprocess.run(["cc", *args]).returncode)
 '''
 
 
-def test_a_compiler_bug_does_not_hide_one_of_s2s(tmp_path):
-    """Where cc -O2 miscompiles the user's file too, s2s's output built with -O0 still decides:
-    right, the mismatch is the compiler's; wrong, it is s2s's."""
+def _first_program_the_bad_cc_changes(tmp_path: Path, suffix: str):
+    """A cc whose -O2 miscompiles files named *``suffix``, the first program whose output that
+    changes (built through a fake s2s-cc that changes nothing), and its outcome."""
     bad_cc = tmp_path / "bad-cc"
-    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable, suffix=".c"))
-    bad_cc.chmod(bad_cc.stat().st_mode | stat.S_IEXEC)
-    seed = 0
-    for _ in range(20):   # (a program whose output the planted bug changes)
-        program = _with_plus_equals(seed)
-        args, env, src = program.args(), program.config.env(), to_c(program)
-        right = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "none")),
-                             tmp_path / f"right{program.seed}")
-        if right.status != OK:
-            break
-        seed = program.seed + 1
-    assert right.status == CC_MISMATCH, right
-    wrong = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "minus")),
-                         tmp_path / "wrong")
-    assert wrong.status == MISMATCH and wrong.culprit == S2S_OUTPUT, wrong
-
-
-def test_a_compiler_bug_on_right_output_is_told_apart(tmp_path):
-    """Where only cc -O2's build of s2s's output is wrong, and built with -O0 it is right and
-    clean under ASan and UBSan, the compiler miscompiled right code: counted apart, not failed."""
-    bad_cc = tmp_path / "bad-cc"
-    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable, suffix="_fake.c"))   # (the fake s2s-cc's output)
+    bad_cc.write_text(BAD_O2_CC.format(python=sys.executable, suffix=suffix))
     bad_cc.chmod(bad_cc.stat().st_mode | stat.S_IEXEC)
     seed = 0
     for _ in range(20):
@@ -170,6 +149,23 @@ def test_a_compiler_bug_on_right_output_is_told_apart(tmp_path):
         if got.status != OK:
             break
         seed = program.seed + 1
+    return bad_cc, (src, args, env), got
+
+
+def test_a_compiler_bug_does_not_hide_one_of_s2s(tmp_path):
+    """Where cc -O2 miscompiles the user's file too, s2s's output built with -O0 still decides:
+    right, the mismatch is the compiler's; wrong, it is s2s's."""
+    bad_cc, (src, args, env), right = _first_program_the_bad_cc_changes(tmp_path, ".c")
+    assert right.status == CC_MISMATCH, right
+    wrong = check_source(src, args, env, RunOptions(cc=str(bad_cc), s2s_cc=fake_compiler(tmp_path, "minus")),
+                         tmp_path / "wrong")
+    assert wrong.status == MISMATCH and wrong.culprit == S2S_OUTPUT, wrong
+
+
+def test_a_compiler_bug_on_right_output_is_told_apart(tmp_path):
+    """Where only cc -O2's build of s2s's output is wrong, and built with -O0 it is right and
+    clean under ASan and UBSan, the compiler miscompiled right code: counted apart, not failed."""
+    _, _, got = _first_program_the_bad_cc_changes(tmp_path, "_fake.c")   # (the fake s2s-cc's output)
     assert got.status == CC_ON_OUTPUT and got.culprit == MISCOMPILED_OUTPUT and not got.failed, got
 
 
