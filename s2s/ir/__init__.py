@@ -12,7 +12,7 @@ from s2s.ir.control import (
 )
 from s2s.ir.data import Array, Data, Scalar, Storage, Symbol
 from s2s.ir.dataflow import (
-    AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet,
+    AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet, copy_graph,
 )
 from s2s.ir.library import ROWS_APART, Blocking, Extent, MatMul, PackedRight, packed_right_size
 from s2s.ir.expr import (
@@ -31,6 +31,7 @@ __all__ = [
     "Return", "Schedule", "Sequence", "SourceSpan", "While", "child_nodes", "contains_loop", "walk",
     "Array", "Data", "Scalar", "Storage", "Symbol",
     "AccessNode", "DataflowGraph", "DataflowNode", "LibraryNode", "Memlet", "Range", "Subscript", "Tasklet",
+    "copy_graph",
     "ROWS_APART", "Blocking", "Extent", "MatMul", "PackedRight", "packed_right_size",
     "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
     "Ternary", "Unary", "format_expr",

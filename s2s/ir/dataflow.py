@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from s2s.ir.expr import Expr
+from s2s.ir.expr import Expr, Sym
 
 
 @dataclass(frozen=True)
@@ -125,3 +125,11 @@ class DataflowGraph:
     def writes(self) -> list[Memlet]:
         access = {n.id for n in self.nodes if isinstance(n, AccessNode)}
         return [e for e in self.edges if e.dst in access]
+
+
+def copy_graph(tag: str, src: str, src_subset: tuple, dst: str, dst_subset: tuple) -> DataflowGraph:
+    """``dst[dst_subset] = src[src_subset]`` (node ids from ``tag``)."""
+    tasklet = Tasklet(f"T.{tag}", ("in",), "out", Sym("in"))
+    a, b = AccessNode(f"A.{tag}.src", src), AccessNode(f"A.{tag}.dst", dst)
+    return DataflowGraph((a, tasklet, b), (Memlet(a.id, None, tasklet.id, "in", src, tuple(src_subset)),
+                                           Memlet(tasklet.id, "out", b.id, None, dst, tuple(dst_subset))))

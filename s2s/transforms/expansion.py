@@ -31,7 +31,7 @@ from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.scop import Loop
 from s2s.ir import (
     AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
-    For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, scalar_type,
+    For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, copy_graph, scalar_type,
 )
 from s2s.schedule.codegen import ast_expr_to_ir
 
@@ -224,12 +224,7 @@ def _copy_back(s: ScratchArray, new: str, last: Expr, build: isl.AstBuild, fresh
     names = [fresh(f"{s.name}_e{d}") for d in range(rank)]
     counters.extend(Scalar(n, scalar_type("int"), Storage.STACK) for n in names)
     element = tuple(Sym(n) for n in names)
-    tasklet = Tasklet(f"T.copy.{s.name}", ("in",), "out", Sym("in"))
-    graph = DataflowGraph(
-        (AccessNode(f"A.copy.{new}", new), tasklet, AccessNode(f"A.copy.{s.name}", s.name)),
-        (Memlet(f"A.copy.{new}", None, tasklet.id, "in", new, (last,) + element),
-         Memlet(tasklet.id, "out", f"A.copy.{s.name}", None, s.name, element)))
-    body: ControlNode = Block(f"Bcopy_{s.name}", graph)
+    body: ControlNode = Block(f"Bcopy_{s.name}", copy_graph(f"copy.{s.name}", new, (last,) + element, s.name, element))
     for d in reversed(range(rank)):
         lo = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_min(d)), {})
         hi = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_max(d)), {})

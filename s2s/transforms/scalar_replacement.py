@@ -19,8 +19,8 @@ import dataclasses
 import itertools
 
 from s2s.ir import (
-    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Memlet,
-    Range, Scalar, Sequence, Storage, Sym, Tasklet,
+    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Range,
+    Scalar, Sequence, Storage, Tasklet, copy_graph,
 )
 from s2s.analysis.affine import AffineBuilder, NotAffine
 from s2s.ir import expr as ex
@@ -166,11 +166,7 @@ def _renamed_block(block: Block, renamed: dict[tuple[str, tuple], str]) -> Block
 
 
 def _copy(tag: str, src: str, src_subset, dst: str, dst_subset) -> Block:
-    tasklet = Tasklet(f"T.{tag}", ("in",), "out", Sym("in"))
-    a, b = AccessNode(f"A.{tag}.src", src), AccessNode(f"A.{tag}.dst", dst)
-    graph = DataflowGraph((a, tasklet, b), (Memlet(a.id, None, tasklet.id, "in", src, tuple(src_subset)),
-                                            Memlet(tasklet.id, "out", b.id, None, dst, tuple(dst_subset))))
-    return Block(f"B.{tag}", graph)
+    return Block(f"B.{tag}", copy_graph(tag, src, src_subset, dst, dst_subset))
 
 
 def _true_constant(e: Expr) -> bool:
