@@ -126,6 +126,15 @@ def test_preprocessor_flags_are_honoured(tmp_path):
     assert "17" in str(loop.cond)
 
 
+def test_preprocessed_file_is_read_as_c(tmp_path):
+    # `cc -E x.i` prints nothing: a .i file (here as `cc -E -P` writes one) is C preprocessed
+    path = tmp_path / "k.i"
+    path.write_text('void f(int n, double *a) {\n  for (int i = 0; i < n; i++) a[i] = i;\n}\n')
+    unit, _ = lift_c_file(str(path))
+    assert [f.name for f in unit.functions] == ["f"]
+    assert any(isinstance(n, For) for n in unit.functions[0].nodes())
+
+
 def test_header_functions_are_not_lifted(tmp_path):
     (tmp_path / "h.h").write_text("static inline int twice(int x) { return 2 * x; }\n")
     unit, _ = lift(tmp_path, '#include "h.h"\n#include <math.h>\nint g(int x) { return twice(x); }\n')

@@ -55,6 +55,23 @@ def test_gemm_scop_domains_and_parallel_loops(tmp_path):
     assert {(r.target, r.op) for r in reductions(scop)} == {("C", "*"), ("C", "+")}
 
 
+def test_declared_extents_bound_run_time_sizes(tmp_path):
+    # what C promises about n: L[i][j] stays inside L[2000][2000] (an estimate for cost decisions)
+    (scop,) = scops_of(tmp_path, """
+        void solve(int n, double L[2000 + 0][2000], double x[], double *b) {
+          for (int i = 0; i < n; i++) {
+            x[i] = b[i];
+            for (int j = 0; j < i; j++)
+              x[i] -= L[i][j] * x[j];
+          }
+        }
+    """, "solve")
+    bounded = scop.domains_within_extents()
+    first, second = scop.statements
+    assert bounded[first.name] == first.domain        # x[] and *b declare no extent
+    assert bounded[second.name] == second.domain.intersect(isl.Set("[n] -> { S_B1[i, j] : i < 2000 }"))
+
+
 def test_exact_flow_dependences_of_a_stencil(tmp_path):
     (scop,) = scops_of(tmp_path, """
         void jacobi(int T, int n, double A[n], double B[n]) {

@@ -14,9 +14,12 @@ def preprocess(path: str | Path, cpp_args: Sequence[str] = (), compiler: str = "
     """``compiler -E cpp_args path``: the preprocessed text with line markers.
 
     The path is passed exactly as given, so line markers name the main file the same way
-    (pycparser's coordinates then tell main-file code from header code).
+    (pycparser's coordinates then tell main-file code from header code). A ``.i`` file is
+    preprocessed already (``cc -E`` of one prints nothing): it is read as C. Its code is
+    the main file's only where no line marker names another file (``cc -E -P``).
     """
-    cmd = [*shlex.split(compiler), "-E", *cpp_args, str(path)]
+    language = ["-x", "c"] if Path(path).suffix == ".i" else []
+    cmd = [*shlex.split(compiler), "-E", *cpp_args, *language, str(path)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
     except OSError as exc:

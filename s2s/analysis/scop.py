@@ -106,6 +106,13 @@ class Scop:
     def statements_in(self, loop: Loop) -> list[Statement]:
         return [s for s in self.statements if any(l.node.id == loop.node.id for l in s.loops)]
 
+    def domains_within_extents(self) -> dict[str, isl.Set]:
+        """Each statement's domain cut to the instances whose subscripts stay inside the arrays'
+        constant declared extents (``double L[2000][2000]`` bounds ``i < n`` by 2000 too): the
+        sizes a parameter can take, as an estimate for cost decisions, never for legality (a
+        parameter's first extent binds nothing in C)."""
+        return {st.name: _within_extents(st, self.sdfg) for st in self.statements}
+
     @property
     def first_line(self) -> int | None:
         for node in self.nodes:
@@ -150,6 +157,35 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
         return out
 
     return factor, rebuild(outer), rebuild(inner)
+
+
+def _within_extents(st: Statement, sdfg: SDFG) -> isl.Set:
+    domain = st.domain
+    for _, access in st.accesses:
+        array = sdfg.container_map.get(access.get_tuple_name(isl.dim_type.out))
+        if not isinstance(array, Array) or array.rank != access.dim(isl.dim_type.out):
+            continue     # a scalar, or an array modelled with more dimensions than declared
+        bounds = []
+        for d, extent in enumerate(array.shape):
+            value = _constant(extent)
+            if value is not None:
+                bounds.append(f"0 <= a{d} < {value}")
+        if bounds:
+            names = ", ".join(f"a{d}" for d in range(array.rank))
+            box = isl.Set(f"{{ [{names}] : {' and '.join(bounds)} }}").set_tuple_name(array.name)
+            box = box.align_params(access.get_space().params())
+            domain = domain.intersect(access.intersect_range(box).domain())
+    return domain
+
+
+def _constant(e: ex.Expr | None) -> int | None:
+    if e is None:
+        return None
+    try:
+        value = AffineBuilder([], []).pw_aff(e)
+    except (NotAffine, isl.Error):
+        return None
+    return value.as_aff().get_constant_val().to_python() if value.is_cst() else None
 
 
 def _union_set(sets) -> isl.UnionSet:

@@ -12,7 +12,9 @@ from one i to the next) has all its reuse in cache already and is left untiled: 
 only cut the rows of ``A`` into short pieces (gemver on one core ran at 0.64x of gcc with
 512 x 64 tiles on an AMD Zen 5, at 1.0x untiled). Not where the innermost loop walks an array
 across its rows and the lines it touches do not all fit in L1: tiles keep them there for the
-next iterations (bicg's ``A[j][i]`` with j innermost, ``A`` a 2100 x 1900 array).
+next iterations (bicg's ``A[j][i]`` with j innermost, ``A`` a 2100 x 1900 array). Extents that
+are run-time parameters are taken where the arrays' declared extents bound them
+(``Scop.domains_within_extents``): ``L[2000][2000]`` with ``i < n`` runs i below 2000.
 """
 from __future__ import annotations
 
@@ -75,10 +77,12 @@ class _Walk:
     across_rows: bool
 
 
-def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int) -> Footprint | None:
-    """The band's footprint untiled, with ``innermost`` innermost; None where an extent or an
-    access is not known (sizes that are parameters)."""
-    extents = [_extent(m, stmts) for m in members]
+def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int,
+                      domains: dict[str, isl.Set] | None = None) -> Footprint | None:
+    """The band's footprint untiled, with ``innermost`` innermost, over the statements'
+    ``domains`` (default: their own; a SCoP's domains within its arrays' extents bound sizes
+    that are parameters); None where an extent or an access is not known."""
+    extents = [_extent(m, stmts, domains) for m in members]
     walks = _walks(stmts, members, innermost)
     if None in extents or not walks:
         return None
@@ -123,23 +127,25 @@ def _footprint(moved_by: dict[str, set[int]], sizes: list[int]) -> int:
     return total
 
 
-def _extent(member: Row, stmts: list[Statement]) -> int | None:
+def _extent(member: Row, stmts: list[Statement], domains: dict[str, isl.Set] | None = None) -> int | None:
     """How many values ``member`` takes on the statements' instances (None: not a constant)."""
-    bounds = member_range(member, stmts)
+    bounds = member_range(member, stmts, domains)
     return None if bounds is None else bounds[1] - bounds[0] + 1
 
 
-def member_range(member: Row, stmts: list[Statement]) -> tuple[int, int] | None:
-    """The least and greatest value of ``member`` on the statements' instances (None: not
-    constants)."""
+def member_range(member: Row, stmts: list[Statement],
+                 domains: dict[str, isl.Set] | None = None) -> tuple[int, int] | None:
+    """The least and greatest value of ``member`` on the statements' instances (in ``domains``
+    where given; None: not constants)."""
     low = high = None
     for st in stmts:
+        domain = st.domain if domains is None else domains[st.name]
         c = member.coefficients[st.name]
         value = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(st.domain.get_space()))
         for pos, a in enumerate(c[:-1]):
             value = value.set_coefficient_val(isl.dim_type.in_, pos, a)
         value = value.set_constant_val(c[-1])
-        lo, hi = st.domain.min_val(value), st.domain.max_val(value)
+        lo, hi = domain.min_val(value), domain.max_val(value)
         if not (lo.is_int() and hi.is_int()):
             return None
         low = lo.to_python() if low is None else min(low, lo.to_python())

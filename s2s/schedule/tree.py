@@ -66,6 +66,7 @@ class TreeReport:
 
     notes: list[str] = dataclasses.field(default_factory=list)
     wavefronts: int = 0
+    reshaped: int = 0    # bands tiled or unrolled and jammed: more than a new loop order
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -116,6 +117,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         return out
 
     kernels = dict(options.kernels)
+    bounded = scop.domains_within_extents()
 
     def build(stmts: list[Statement], k: int, sunk: Row | None = None) -> isl.Schedule:
         if len(stmts) == 1 and stmts[0].name in kernels:
@@ -162,7 +164,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         if permutable and options.tile:
             # (above a sunk loop, the SIMD loop is that one)
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
-            node = _tile(node, stmts, members, band_options, report)
+            node = _tile(node, stmts, members, band_options, report, bounded)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -185,7 +187,7 @@ def _params(scop: Scop) -> str:
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
-          report: TreeReport) -> isl.ScheduleNode:
+          report: TreeReport, bounded: dict[str, isl.Set]) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
@@ -193,7 +195,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     if members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
         return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
-    untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner)
+    untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner, bounded)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
     if (untiled is not None and untiled.total <= options.tile_budget_bytes
             and untiled.strided <= options.l1_bytes
@@ -219,6 +221,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         mark = point.insert_mark(isl.Id(SIMD_MARK))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, options))
+    report.reshaped += 1
     if not options.parallel:
         return node
     if any(coincident):
@@ -289,6 +292,7 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
         if jam is not None and _jam_into_chain(stmts, members, inner, order[jam], options):
             node = _unroll_and_jam(node, jam, options.unroll_jam)
             report.notes.append(_jam_note(jam, ordered, options).strip())
+            report.reshaped += 1
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
         ordered = ordered[:-1]
@@ -314,6 +318,7 @@ def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], membe
     for j, c in enumerate(coincident):
         node = node.band_member_set_coincident(j, 1 if c else 0)
     report.notes.append(f"tiles {'x'.join(map(str, sizes))}, point loop {sink + 1} innermost below the inner loops")
+    report.reshaped += 1
     # (the sunk member is parallel, so some tile loop is: no wavefront here)
     return _mark_parallel(node, coincident, options) if options.parallel else node
 
