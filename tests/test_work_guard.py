@@ -321,6 +321,12 @@ def test_an_order_that_gains_only_in_parallel_runs_only_where_a_region_does(tmp_
     # (28^2 and 398^2 points a region: below and above the threshold)
     line = _openmp_matches_gcc(tmp_path, JACOBI_STEPS, ": smooth: ", ("30", "400"))
     assert "optimized" in line and "the user's loops where no region has the work" in line, line
+    # the regions' own work test is the one in front of the SCoP: they are not versioned again
+    source = tmp_path / "steps.c"
+    source.write_text(JACOBI_STEPS)
+    result = optimize_c_file(str(source), [], PipelineOptions(mode="pluto", target="openmp"))
+    smooth = result.source[result.source.index("static void smooth"):result.source.index("int main")]
+    assert smooth.count("S2S_LIKELY") == 1 and smooth.count("#pragma omp parallel for") == 2, smooth
     # sizes known when compiling, every region below the threshold: nothing to gain
     src = tmp_path / "fixed.c"
     src.write_text(JACOBI_STEPS.replace("static void smooth(int steps, int n,", "#define n 30\n#define steps 5\n"

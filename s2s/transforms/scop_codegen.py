@@ -19,7 +19,9 @@ from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
 from s2s.transforms.scalar_replacement import keep_elements_in_locals
 from s2s.transforms.verify_parallel import demote_unproven_maps, probe_scops
-from s2s.transforms.work_guard import allocated_only_with, sequential_small_regions, short_count
+from s2s.transforms.work_guard import (
+    allocated_only_with, sequential_small_regions, short_count, without_tests_implied_by,
+)
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
 ScheduleChooser = Callable[[Scop], Choice]
@@ -119,7 +121,9 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 continue
             if regions.runs_parallel is not False:
                 parallel_test = regions.runs_parallel
+                new, once = without_tests_implied_by(new, parallel_test)
                 note += "; the user's loops where no region has the work to run in parallel"
+                note += f" (the test of {once} region(s), made once in front of the SCoP)" if once else ""
         if choose is not None:
             new, kept_in_locals = keep_elements_in_locals(new, {**probe.container_map, **{b.name: b for b in buffers}})
             containers.extend(kept_in_locals)

@@ -298,6 +298,32 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     return SmallRegions(map_sequences(seq, fn), notes, runs_parallel)
 
 
+def without_tests_implied_by(seq, test: Expr):
+    """``seq`` with each region versioned on ``test`` itself reduced to its parallel version:
+    where the whole SCoP runs only when ``test`` holds (the one test of ``sequential_small_regions``
+    put in front of it), their sequential copies would never run. The tests are in the
+    parameters only, so they hold for the whole SCoP once they hold before it. Returns the
+    sequence and how many regions lost their test."""
+    from s2s.ir import IfElse, Sequence
+    from s2s.ir.rewrite import map_sequences
+
+    removed = 0
+
+    def fn(s: Sequence) -> Sequence:
+        nonlocal removed
+        children = []
+        for c in s.children:
+            if isinstance(c, IfElse) and c.id.startswith("C.work.") and c.cond == test:
+                children.extend(c.then.children)
+                removed += 1
+            else:
+                children.append(c)
+        return s if children == list(s.children) else replace(s, children=tuple(children))
+
+    out = map_sequences(seq, fn)
+    return out, removed
+
+
 def _average_test(scop, loop, scop_work: Expr, threshold: int) -> Expr | None:
     """The run-time test that the SCoP's work, spread over the executions of ``loop`` (its
     region), reaches ``threshold`` on average: the bounding box of one execution is loose for
