@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from backends.c.printer import CPrinter
-from s2s.ir import Array, Block, Declare, For, Map, Scalar, Schedule, expr as ex, walk
+from s2s.ir import Array, For, Map, Schedule, expr as ex, walk
 from s2s.ir.rewrite import fresh_name
 
 
@@ -171,19 +171,15 @@ class OpenMPPrinter(CPrinter):
 
     def private_variables(self, node: Map) -> list[str]:
         """Variables each iteration needs its own copy of: loop variables of inner loops that do
-        not declare them, and scalars the body writes that are declared outside it."""
-        declared = {n.name for n in walk(node.body) if isinstance(n, Declare)}
-        declared |= {n.var for n in walk(node.body) if isinstance(n, (For, Map)) and getattr(n, "declares_var", True)}
+        not declare them. A scalar the body writes stays shared: the loop was proven parallel
+        with it (verify_parallel.py), so at most one iteration touches it, and its value comes
+        in from before the loop and goes on after it (a sum over a loop outside, updated in the
+        first iteration of this one only)."""
+        declared = {n.var for n in walk(node.body) if isinstance(n, (For, Map)) and getattr(n, "declares_var", True)}
         out: list[str] = []
         for n in walk(node.body):
-            names = []
-            if isinstance(n, For) and not n.declares_var:
-                names.append(n.var)
-            elif isinstance(n, Block):
-                names += [e.data for e in n.graph.writes() if isinstance(self.containers.get(e.data), Scalar)]
-            for name in names:
-                if name not in declared and name not in out and name != node.var:
-                    out.append(name)
+            if isinstance(n, For) and not n.declares_var and n.var not in declared | {node.var, *out}:
+                out.append(n.var)
         return out
 
     def triangular(self, node: Map) -> bool:
