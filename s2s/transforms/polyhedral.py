@@ -228,11 +228,12 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     if gain_rules and not kernels and not report.reshaped:
         # (bands the cache model left untiled: a new loop order is all the schedule brings)
         as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
-        loss = _untiled_loss(scop, as_run, scheduler.original_order(), options.parallel)
+        original = scheduler.original_order()
+        loss = _untiled_loss(scop, as_run, original, options.parallel)
         if loss:
             return Choice(None, f"original code kept: the schedule tiles nothing and {loss}"), ()
         parallel_only = parallel_only or (options.parallel and _untiled_loss(
-            scop, as_run, scheduler.original_order(), parallel=False) is not None)
+            scop, as_run, original, parallel=False) is not None)
     if ast is None:
         return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
     ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
