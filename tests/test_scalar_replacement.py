@@ -108,7 +108,7 @@ def test_no_local_for_an_element_that_may_be_another_one(tmp_path):
     alone = tmp_path / "alone.c"   # without w[m]: w[i - 1] is kept, loaded only for i >= 1
     alone.write_text(SHIFTED.replace("      w[m] += 0.5 * a[i * N + j];\n", ""))
     result = optimize_c_file(str(alone), [], PipelineOptions(mode="pluto", report=True, profitability=False))
-    assert "double w_r0 = w[i - 1];" in result.source
+    assert re.search(r"double w_r0 = w\[\w+ - 1\];", result.source), result.source
     gen = tmp_path / "alone.opt.c"
     gen.write_text(result.source)
     assert _output(gen, tmp_path / "alone_opt", sanitize) == _output(alone, tmp_path / "alone_ref", [])

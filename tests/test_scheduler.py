@@ -213,17 +213,21 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     built = subprocess.run([str(BIN / "s2s-cc"), *flags, *extra, *sources, "-o", str(tmp_path / "opt"), "-lm"],
                            check=True, env=env, capture_output=True, text=True)
     assert "note:" not in built.stderr, built.stderr
-    # nussinov: nothing to tile, nothing parallel; atax, trisolv, floyd-warshall: untiled orders no
+    # nussinov: nothing to tile, nothing parallel; trisolv, floyd-warshall: untiled orders no
     # better than the user's; on one thread, the original order instead of skewed tiles (jacobi-2d),
     # and bands small enough to stay untiled whose order gains nothing there (bicg walks A's
     # columns, cholesky has no loop to run in parallel)
-    kept = ("nussinov", "atax", "trisolv", "floyd-warshall") + (
+    kept = ("nussinov", "trisolv", "floyd-warshall") + (
         ("jacobi-2d", "bicg", "cholesky") if target == "c" else ())
     verdict = "left as is" if name in kept else "optimized"
     # (cholesky's 3-D tile sizes come from the cache model: with the 64x32x32 tiles of a 1 MiB L2,
     # its wavefront's code at this size costs more than the code generator's budget)
     fallback = "original code kept: code generation for the new schedule is too dear here"
-    assert any("kernel_" in ln and (verdict in ln or (name == "cholesky" and fallback in ln))
+    # (seidel-2d's skewed band at this size touches 383 KiB untiled: with an L2 of 1 MiB the
+    # cache model leaves it untiled, and the untiled order gains nothing on one thread)
+    untiled = "original code kept: the schedule tiles nothing"
+    assert any("kernel_" in ln and (verdict in ln or (name == "cholesky" and fallback in ln)
+                                    or (name == "seidel-2d" and target == "c" and untiled in ln))
                for ln in built.stderr.splitlines()), built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
     b = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, env=env).stderr
@@ -396,9 +400,10 @@ def test_an_untiled_schedule_that_walks_memory_worse_keeps_the_original():
     # declared extents (L[2000][2000]) bound n, and a row of L with x stays in cache untiled
     runtime = optimize_c_file(str(kernel_source(KERNELS["trisolv"])), args[:-1], PipelineOptions(mode="pluto", target="c"))
     assert any("kernel_trisolv" in ln and "left as is" in ln for ln in runtime.report), runtime.report
-    # atax: the same loops in another grouping, nothing parallel: the user's code stays
+    # atax: the same loops in another grouping, nothing parallel, but four rows jammed over the
+    # two loops over j make four independent sums of the rows (outer_jam.py)
     atax = optimize_c_file(str(kernel_source(KERNELS["atax"])), args, PipelineOptions(mode="pluto", target="c"))
-    assert any("kernel_atax" in ln and "walks memory no better" in ln for ln in atax.report)
+    assert any("kernel_atax" in ln and "loop unroll-and-jam 4 over the loops inside it" in ln for ln in atax.report)
     # lu's untiled schedule walks memory better than its original order: it is kept
     lu = optimize_c_file(str(kernel_source(KERNELS["lu"])), args, PipelineOptions(mode="pluto", target="openmp"))
     assert any("kernel_lu" in ln and "Pluto schedule" in ln for ln in lu.report)

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from s2s.analysis.affine import is_product
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
+from s2s.schedule.outer_jam import chain_moves_with, isolate_whole_groups, jam_over_inner_loops
 from s2s.schedule.point_order import chain_stores, innermost_member, member_to_sink, reads_an_array
 from s2s.schedule.tile_sizes import (
-    DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, member_range, tile_sizes, untiled_footprint,
+    DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
 )
 
 PARALLEL_MARK = "parallel"
@@ -57,6 +57,8 @@ class TreeOptions:
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
                                                  # their outer loops (band_reuse.py)
+    jammed_rows: frozenset[int] = frozenset()    # rows, each a band of its own, unrolled by ``unroll_jam``
+                                                 # and jammed over the loops inside them (outer_jam.py)
 
 
 @dataclass
@@ -161,7 +163,16 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         node = node.band_set_permutable(1 if permutable else 0)
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
-        if permutable and options.tile:
+        jammed = len(members) == 1 and options.unroll_jam > 1 and any(
+            rows[j] is members[0] for j in options.jammed_rows) and any(
+            chain_moves_with(st, rows, members[0]) for st in stmts)
+        if jammed and not permutable:
+            node = jam_over_inner_loops(node, options.unroll_jam)
+            report.notes.append(f"loop unroll-and-jam {options.unroll_jam} over the loops inside it")
+            report.reshaped += 1
+            if options.parallel:
+                node = _mark_parallel(node, [members[0].parallel], options)
+        elif permutable and options.tile:
             # (above a sunk loop, the SIMD loop is that one)
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
             node = _tile(node, stmts, members, band_options, report, bounded)
@@ -210,10 +221,10 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     simd = options.simd and point_coincident[-1]
     jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], options) if (
         simd or not point_coincident[-1]) else None
-    if jam is not None and not simd and not _jam_into_chain(stmts, members, inner, order[jam], options):
+    if jam is not None and not simd and not _jam_into_chain(stmts, members, inner):
         jam = None
     if jam is not None:
-        node = _unroll_and_jam(node.child(0), jam, options.unroll_jam).parent()
+        node = _unroll_and_jam(node.child(0), jam, options.unroll_jam, isolate=not simd).parent()
     if simd:
         point = node.child(0)
         if n > 1:
@@ -236,37 +247,31 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
 def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int | None],
                   options: TreeOptions) -> int | None:
     """The point loop to unroll by ``options.unroll_jam`` into the innermost one (``ordered``: the
-    members' coincidence in loop order; ``sizes``: their tile sizes, None untiled): the outermost
-    parallel one whose tiles hold whole groups of copies. Into a SIMD loop, its copies share the
-    loads of what does not depend on it (gemm's ``B[k][j]``); into a loop that carries a chain
-    of updates of one element (a reduction, each row's sum in its own order), they are
-    independent chains where there was one (gesummv's rows)."""
+    members' coincidence in loop order; ``sizes``: their tile sizes, None untiled), one whose
+    tiles hold whole groups of copies. Into a SIMD loop, its copies share the loads of what does
+    not depend on it (gemm's ``B[k][j]``): the outermost parallel one. Into a loop that carries
+    a chain of updates of one element (a reduction, each row's sum in its own order), they are
+    independent chains where there was one (gesummv's rows): the outermost parallel one, else
+    the outermost (bicg's rows, which also add to one ``s[j]`` in turn: copies of a permutable
+    band's member are legal in any case, as a tiling and a permutation of the band)."""
     factor = options.unroll_jam
     if factor < 2 or not reads_an_array(stmts):   # (copies of plain stores share nothing)
         return None
-    for p, parallel in enumerate(ordered[:-1]):
-        if parallel and (sizes[p] is None or (sizes[p] % factor == 0 and sizes[p] >= 2 * factor)):
-            return p
-    return None
+    whole = [p for p in range(len(ordered) - 1)
+             if sizes[p] is None or (sizes[p] % factor == 0 and sizes[p] >= 2 * factor)]
+    parallel = [p for p in whole if ordered[p]]
+    if parallel:
+        return parallel[0]
+    return whole[0] if whole and not ordered[-1] else None
 
 
-def _jam_into_chain(stmts: list[Statement], members: list[Row], inner: int, jammed: int,
-                    options: TreeOptions) -> bool:
-    """Whether unrolling member ``jammed`` into member ``inner``'s loop, which does not run in
-    parallel, makes independent chains of updates that pay: where the loop stores to several
-    elements (each update already goes through memory), or to one that code generation then
-    keeps in a local (scalar_replacement.py): only in a loop with no guard inside, so where
-    every group of copies is whole (the member's range starts and ends on a multiple of the
-    factor, and the statements' domains are boxes)."""
-    stores = chain_stores(stmts, members, inner)
-    if stores is None:
-        return False
-    if stores > 1:
-        return True
-    factor = options.unroll_jam
-    bounds = member_range(members[jammed], stmts)
-    return (bounds is not None and bounds[0] % factor == 0 and (bounds[1] + 1) % factor == 0
-            and all(is_product(st.domain) for st in stmts))
+def _jam_into_chain(stmts: list[Statement], members: list[Row], inner: int) -> bool:
+    """Whether member ``inner``'s loop, which does not run in parallel, carries a chain of
+    updates of one element, which copies of an outer loop unrolled into it make independent.
+    With one element stored per iteration that pays once code generation keeps the copies'
+    elements in locals (scalar_replacement.py), which needs a loop with no guard inside: the
+    copies' whole groups are generated apart from the partial ones (``_unroll_and_jam``)."""
+    return chain_stores(stmts, members, inner) is not None
 
 
 def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str:
@@ -289,8 +294,8 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     if not ordered[-1]:
         order = [j for j in range(n) if j != inner] + [inner]
         jam = _jam_position(stmts, ordered, [None] * n, options)
-        if jam is not None and _jam_into_chain(stmts, members, inner, order[jam], options):
-            node = _unroll_and_jam(node, jam, options.unroll_jam)
+        if jam is not None and _jam_into_chain(stmts, members, inner):
+            node = _unroll_and_jam(node, jam, options.unroll_jam, isolate=True)
             report.notes.append(_jam_note(jam, ordered, options).strip())
             report.reshaped += 1
     if options.simd and ordered[-1]:
@@ -336,11 +341,12 @@ def _multi_val(space: isl.Space, values: list[int]) -> isl.MultiVal:
     return mv
 
 
-def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.ScheduleNode:
+def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int, isolate: bool = False) -> isl.ScheduleNode:
     """Point loop ``position`` strip-mined by ``factor``, its inner part moved below all the point
     loops and unrolled: ``factor`` copies of the body in the innermost (SIMD) loop, independent
     chains that share its loads (gemm's ``B[k][j]`` across four rows of ``C``). Legal wherever
     the point band is: it is a tiling of the band followed by a permutation of its members.
+    With ``isolate``, the whole groups of copies are generated apart, with no guard inside.
     Returns the (outer) point band."""
     space = point.band_get_space()
     point = point.band_tile(_multi_val(space, [factor if k == position else 1
@@ -348,7 +354,11 @@ def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int) -> isl.
     inner = point.child(0)
     for k in range(inner.band_n_member()):
         inner = inner.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
-    return inner.parent()
+    outer = inner.parent()
+    if isolate:
+        outer = outer.band_set_ast_build_options(isolate_whole_groups(outer, [factor if k == position else 1
+                                                                       for k in range(inner.band_n_member())]))
+    return outer
 
 
 def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool]) -> isl.ScheduleNode:

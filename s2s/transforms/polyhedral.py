@@ -18,6 +18,7 @@ from s2s.schedule.matmul import (
     match_matmul,
 )
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
+from s2s.schedule.outer_jam import jammable_rows
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
@@ -188,11 +189,13 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             # (the new order's fused loops of unrelated nests carry guards that stop vectorization)
             sched, streaming = original, frozenset()
             plain = "; original order kept: no band reuses a cache line across its loops"
-    reason = None if kernels or not gain_rules else _not_worth_regenerating(scop, sched, scheduler, options, streaming)
+    jams = _jams(scop, deps, sched, options)
+    reason = None if kernels or jams or not gain_rules else _not_worth_regenerating(
+        scop, sched, scheduler, options, streaming)
     if reason:
         return Choice(None, reason), ()
     # (what the new order gains on one thread; if nothing, it pays only where a region runs)
-    parallel_only = gain_rules and options.parallel and not kernels and _not_worth_regenerating(
+    parallel_only = gain_rules and options.parallel and not kernels and not jams and _not_worth_regenerating(
         scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
     if sched.skewed and not kernels and gain_rules:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -204,11 +207,12 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                                     "order's parallel loops mean nothing to a sequential target"), ()
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
+            jams = _jams(scop, deps, sched, options)
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
-                               streaming_bands=streaming)
+                               streaming_bands=streaming, jammed_rows=jams)
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report)
     ast = _ast_within_budget(scop, tree)
@@ -251,6 +255,11 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0), kernels
+
+
+def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> frozenset[int]:
+    """The rows of ``sched`` to unroll and jam over the loops inside them (outer_jam.py)."""
+    return jammable_rows(scop, deps, sched, rows_map(scop, sched.rows)) if options.tile else frozenset()
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,

@@ -1,0 +1,145 @@
+"""Rows unrolled and jammed into loops that carry a chain of updates: over the loops inside an
+outer loop that is a band of its own (atax's shape), and inside a band whose sizes are known only
+at run time (whole groups of rows generated apart, their sums in locals). Each row's sum keeps
+the user's order, so the outputs are bit for bit those of the user's loops, at every size."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from c_build import optimized_and_both_outputs, outputs_of_both_builds
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+HEADER = """
+#include <stdio.h>
+#include <stdlib.h>
+"""
+
+# The row sums of an image weighted by a column profile, then the image's columns weighted by
+# those sums (a normal-equations step, A^T (A v)): two loops over x inside the loop over rows.
+BACK_PROJECTION = HEADER + """
+void back_project(int h, int w, const float *img, const float *v, float *rows, float *cols) {
+  for (int x = 0; x < w; x++)
+    cols[x] = 0.0f;
+  for (int y = 0; y < h; y++) {
+    rows[y] = 0.0f;
+    for (int x = 0; x < w; x++)
+      rows[y] = rows[y] + img[y * w + x] * v[x];
+    for (int x = 0; x < w; x++)
+      cols[x] = cols[x] + img[y * w + x] * rows[y];
+  }
+}
+int main(void) {
+  int sizes[][2] = {{1, 9}, {3, 5}, {6, 301}, {203, 301}, {64, 17}};
+  for (int s = 0; s < 5; s++) {
+    int h = sizes[s][0], w = sizes[s][1];
+    float *img = malloc(sizeof(float) * h * w), *v = malloc(sizeof(float) * w);
+    float *rows = malloc(sizeof(float) * h), *cols = malloc(sizeof(float) * w);
+    for (int i = 0; i < h * w; i++)
+      img[i] = ((i * 37) % 251) / 251.0f - 0.3f;
+    for (int x = 0; x < w; x++)
+      v[x] = 1.0f / (1 + x % 11);
+    back_project(h, w, img, v, rows, cols);
+    for (int y = 0; y < h; y++) printf("%a ", rows[y]);
+    for (int x = 0; x < w; x++) printf("%a ", cols[x]);
+    printf("\\n");
+    free(img); free(v); free(rows); free(cols);
+  }
+  return 0;
+}
+"""
+
+# One sum per row, stored to one element: rows jammed only where whole groups are generated
+# without guards (the row count here is known only at run time).
+WEIGHTED_ROWS = HEADER + """
+void weighted_rows(int h, int w, const double *img, const double *profile, double *sums) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      sums[y] += img[y * w + x] * profile[x];
+}
+int main(void) {
+  int sizes[][2] = {{2, 3}, {7, 40}, {203, 301}};
+  for (int s = 0; s < 3; s++) {
+    int h = sizes[s][0], w = sizes[s][1];
+    double *img = malloc(sizeof(double) * h * w), *profile = malloc(sizeof(double) * w);
+    double *sums = malloc(sizeof(double) * h);
+    for (int i = 0; i < h * w; i++)
+      img[i] = ((i * 31) % 255) / 255.0;
+    for (int x = 0; x < w; x++)
+      profile[x] = 1.0 / (1 + x % 13);
+    for (int y = 0; y < h; y++)
+      sums[y] = y;
+    weighted_rows(h, w, img, profile, sums);
+    for (int y = 0; y < h; y++) printf("%a\\n", sums[y]);
+    free(img); free(profile); free(sums);
+  }
+  return 0;
+}
+"""
+
+# Each row's sum feeds the next row (a[y + 1][x] is updated by row y's loop over x, after the
+# next row's sum would read it if the rows ran together): the rows may not be jammed.
+FEEDS_THE_NEXT_ROW = HEADER + """
+#define H 67
+#define W 45
+void smooth_down(double a[H][W], double s[H]) {
+  for (int y = 0; y < H - 1; y++) {
+    s[y] = 0.0;
+    for (int x = 0; x < W; x++)
+      s[y] = s[y] + a[y][x];
+    for (int x = 0; x < W; x++)
+      a[y + 1][x] = a[y + 1][x] + 0.001 * s[y];
+  }
+}
+int main(void) {
+  static double a[H][W], s[H];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      a[y][x] = ((y * 13 + x * 7) % 17) / 17.0;
+  smooth_down(a, s);
+  for (int y = 0; y < H; y++)
+    printf("%a %a\\n", s[y], a[y][W - 1]);
+  return 0;
+}
+"""
+
+
+def _kernel(source: str, name: str) -> str:
+    return source[source.index(f"void {name}("):source.index("int main(")]
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_rows_are_jammed_over_the_loops_inside_them(tmp_path, target):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "project.c", BACK_PROJECTION, target)
+    line = next(ln for ln in result.report if ": back_project: " in ln)
+    assert "loop unroll-and-jam 4 over the loops inside it" in line, line
+    kernel = _kernel(result.source, "back_project")
+    # four rows' sums in locals, in a loop over x with no guard (the whole groups of rows)
+    assert len(re.findall(r"float rows_r\d+ = rows\[", kernel)) >= 4, kernel
+    assert out == ref
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_a_single_sum_per_row_is_jammed_where_groups_are_whole(tmp_path, target):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "rows.c", WEIGHTED_ROWS, target)
+    line = next(ln for ln in result.report if ": weighted_rows: " in ln)
+    assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
+    kernel = _kernel(result.source, "weighted_rows")
+    assert len(re.findall(r"double sums_r\d+ = sums\[", kernel)) == 4, kernel
+    assert out == ref
+
+
+@pytest.mark.parametrize("row, jammed", [("y + 1", False), ("y", True)])
+def test_rows_that_feed_the_next_one_are_not_jammed(tmp_path, row, jammed):
+    """Row y's update of row y + 1 is read by the next row's sum: run together, the next row
+    would read it too early. Updating its own row instead, the rows may run together. (Every
+    legal schedule is taken here, profitable or not: the legality check alone decides.)"""
+    program = FEEDS_THE_NEXT_ROW.replace("a[y + 1][x] = a[y + 1][x]", f"a[{row}][x] = a[{row}][x]")
+    src = tmp_path / "smooth.c"
+    src.write_text(program)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", profitability=False))
+    line = next(ln for ln in result.report if ": smooth_down: " in ln)
+    assert "optimized" in line and ("loop unroll-and-jam 4 over the loops inside it" in line) == jammed, line
+    ref, out = outputs_of_both_builds(src, result.source, openmp=False)
+    assert out == ref
