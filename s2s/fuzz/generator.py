@@ -133,6 +133,10 @@ class _Draft:
             mm = self._matmul()
             if mm is not None:
                 return mm
+        if level == 1 and depth == 2 and r.random() < 0.3:
+            rows = self._row_products()
+            if rows is not None:
+                return rows
         name = LOOP_VARS[level - 1]
         lower, upper, inclusive = self._bounds(outer, depth)
         step = r.choices((1, 2, 3), (8, 1, 1))[0]
@@ -200,6 +204,36 @@ class _Draft:
         k = Loop("k", const(0), ext[2], (stmt,))
         j = Loop("j", const(0), ext[1], (k,))
         return Loop("i", const(0), ext[0], (j,))
+
+    def _row_products(self) -> Node | None:
+        """A matrix-vector product by rows and an update by each row, atax's shape: per i a sum
+        over j into an element that moves with i (a chain of updates), then, in a second loop over
+        j, a vector updated by that row and that sum. (The vectors may be one array, or views of
+        one buffer: then the rows depend on each other.)"""
+        r = self.rng
+        floats = [a for a in self.arrays_used() if a.ctype in FLOAT_TYPES]
+        matrices = [a for a in floats if self.rank[a.name] == 2]
+        vectors = [a for a in floats if self.rank[a.name] == 1]
+        if not matrices or not vectors:
+            return None
+        a, sums = r.choice(matrices), r.choice(vectors)
+        others = [v for v in vectors if v is not sums]
+        x = r.choice(others) if others and r.random() < 0.7 else r.choice(vectors)
+        small = [n for n, _ in self.params if n != BIG_PARAM]
+        rows, cols = (Poly(((1, (r.choice(small),)),), 0) if r.random() < 0.6 else const(r.randint(2, 40))
+                      for _ in range(2))
+        i, j = var(LOOP_VARS[0]), var(LOOP_VARS[1])
+        body: list[Node] = []
+        if r.random() < 0.7:
+            body.append(Stmt(self._flat(sums, (i,)), "=", self._const(sums.ctype, zero=True)))
+        dot = BinOp("*", self._flat(a, (i, j)), self._flat(x, (j,)))
+        body.append(Loop(LOOP_VARS[1], const(0), cols, (Stmt(self._flat(sums, (i,)), "+=", dot),)))
+        if r.random() < 0.6:
+            apart = [v for v in vectors if v is not sums and v is not x]
+            y = r.choice(apart) if apart and r.random() < 0.7 else r.choice(vectors)
+            update = BinOp("*", self._flat(a, (i, j)), self._flat(sums, (i,)))
+            body.append(Loop(LOOP_VARS[1], const(0), cols, (Stmt(self._flat(y, (j,)), r.choice(("+=", "-=")), update),)))
+        return Loop(LOOP_VARS[0], const(0), rows, tuple(body))
 
     def _scalar_reduction(self, level: int, depth: int, outer: tuple[str, ...],
                           scalars: tuple[ScalarDecl, ...]) -> list[Node]:

@@ -22,24 +22,37 @@ from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import access_subscripts, member_directions, reads_an_array
+from s2s.schedule.whole_groups import mark_whole_groups
 
 
-def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: isl.UnionMap) -> frozenset[int]:
+JamRows = tuple[tuple[int, frozenset[str]], ...]   # (row, statements that may not be jammed over it)
+
+
+def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: isl.UnionMap) -> JamRows:
     """The rows of ``sched`` (``times``: it as a map to one time space) that are a band of their
-    own, with loops inside for the statements under them, that may and should be unrolled and
-    jammed over those loops."""
+    own, around loops of statements that carry a chain moving with them, with, for each, the
+    statements it may not be unrolled and jammed over (in a dependence it carries that runs
+    backward on the dimensions after it). A row is shared by the groups of statements that the
+    rows before it set apart, and such a dependence joins two statements of one group: the
+    other groups may be jammed."""
     rows = sched.rows
     bands = {b[0]: len(b) for b in sched.bands()}
-    found = set()
+    found = []
     for k, row in enumerate(rows):
         if row.kind != "hyperplane" or bands.get(k, 1) != 1 or (row.band >= 0 and k not in bands):
             continue
         under = [st for st in scop.statements if any(row.coefficients[st.name][:-1])]
-        if not reads_an_array(under) or not any(chain_moves_with(st, rows, row) for st in under):
-            continue
-        if _inner_loops_keep_its_dependences(deps, times, k):
-            found.add(k)
-    return frozenset(found)
+        if reads_an_array(under) and any(chain_moves_with(st, rows, row) for st in under):
+            found.append((k, frozenset(_backward_inside(deps, times, k))))
+    return tuple(found)
+
+
+def may_jam(jams: JamRows, rows: list[Row], member: Row, stmts: list[Statement]) -> bool:
+    """Whether ``member`` (a row of ``rows``) may be unrolled and jammed over the loops inside it
+    for the group ``stmts``, and pays there."""
+    names = {st.name for st in stmts}
+    return any(rows[k] is member and not names & blocked for k, blocked in jams) and any(
+        chain_moves_with(st, rows, member) for st in stmts)
 
 
 def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
@@ -68,30 +81,33 @@ def _moves(subscript: list[int], direction) -> object:
     return sum(c * d for c, d in zip(subscript, direction))
 
 
-def _inner_loops_keep_its_dependences(deps: Dependences, times: isl.UnionMap, k: int) -> bool:
-    """Whether every dependence carried by time dimension ``k`` (level on those before it, later
-    on it) is lexicographically at or after its source on the dimensions after ``k``."""
-    deltas: list[isl.Set] = []
-    deps.validity.apply_domain(times).apply_range(times).deltas().foreach_set(deltas.append)
+def _backward_inside(deps: Dependences, times: isl.UnionMap, k: int) -> set[str]:
+    """The statements of the dependences carried by time dimension ``k`` (level on those before
+    it, later on it) that are lexicographically before their source on the dimensions after it."""
     ctx = times.get_ctx()
-    for d in deltas:
-        n = d.dim(isl.dim_type.set)
-        carried = d
-        for j in range(k):
-            carried = carried.fix_val(isl.dim_type.set, j, isl.Val.zero(ctx))
-        carried = carried.lower_bound_val(isl.dim_type.set, k, isl.Val.one(ctx))
-        tied = carried
-        for j in range(k + 1, n):
-            if not tied.upper_bound_val(isl.dim_type.set, j, isl.Val.negone(ctx)).is_empty():
-                return False
-            tied = tied.fix_val(isl.dim_type.set, j, isl.Val.zero(ctx))
-    return True
+    pairs: list[isl.Map] = []
+    deps.validity.foreach_map(pairs.append)
+    found: set[str] = set()
+    for pair in pairs:
+        deltas: list[isl.Set] = []
+        isl.UnionMap.from_map(pair).apply_domain(times).apply_range(times).deltas().foreach_set(deltas.append)
+        for d in deltas:
+            carried = d
+            for j in range(k):
+                carried = carried.fix_val(isl.dim_type.set, j, isl.Val.zero(ctx))
+            carried = carried.lower_bound_val(isl.dim_type.set, k, isl.Val.one(ctx))
+            for j in range(k + 1, d.dim(isl.dim_type.set)):
+                if not carried.upper_bound_val(isl.dim_type.set, j, isl.Val.negone(ctx)).is_empty():
+                    found |= {pair.get_tuple_name(isl.dim_type.in_), pair.get_tuple_name(isl.dim_type.out)}
+                    break
+                carried = carried.fix_val(isl.dim_type.set, j, isl.Val.zero(ctx))
+    return found
 
 
 def jam_over_inner_loops(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNode:
     """Band ``band`` (one member) strip-mined by ``factor``, its point loop moved below every loop
-    of its subtree and unrolled there, each whole group of copies generated apart under the
-    innermost band above it. Returns the tile band."""
+    of its subtree and unrolled there, each whole group of copies generated apart under the band
+    right above it (not under the tile band: those are plain statements). Returns the tile band."""
     leaves = _leaf_paths(band.child(0))
     space = band.band_get_space()
     tile = band.band_tile(isl.MultiVal.zero(space).set_val(0, isl.Val.int_from_si(space.get_ctx(), factor)))
@@ -102,14 +118,9 @@ def jam_over_inner_loops(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNod
         for position in path:
             node = node.child(position)
         sunk = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
-        above = sunk.parent()
-        while above.get_type() == isl.schedule_node_type.mark:
-            above = above.parent()
-        if (above.get_type() == isl.schedule_node_type.band and above.get_tree_depth() > depth
-                and above.child(0).get_type() == isl.schedule_node_type.band
-                and above.band_get_ast_build_options().is_empty()):
-            above = above.band_set_ast_build_options(isolate_whole_groups(above, [factor]))
-        top = above.ancestor(above.get_tree_depth() - depth)
+        if sunk.parent().get_type() == isl.schedule_node_type.band and sunk.parent().get_tree_depth() > depth:
+            sunk = mark_whole_groups(sunk, [factor])
+        top = sunk.ancestor(sunk.get_tree_depth() - depth)
     return top
 
 
@@ -118,24 +129,3 @@ def _leaf_paths(node: isl.ScheduleNode) -> list[list[int]]:
     if node.get_type() == isl.schedule_node_type.leaf:
         return [[]]
     return [[c] + rest for c in range(node.n_children()) for rest in _leaf_paths(node.child(c))]
-
-
-def isolate_whole_groups(outer: isl.ScheduleNode, extents: list[int]) -> isl.UnionSet:
-    """The isolate option of band ``outer`` whose child band is unrolled with ``extents`` values
-    per member (from 0, as isl's tiling shifts point loops): the iterations of ``outer`` (given
-    the loops around it) that run every copy, which isl then generates apart from the others
-    and without guards."""
-    unrolled = outer.child(0)
-    times = isl.Set.from_union_set(unrolled.child(0).get_prefix_schedule_relation().range())
-    depth = times.dim(isl.dim_type.set)
-    copies = len(extents)
-    around = depth - copies - outer.band_n_member()
-    ctx = times.get_ctx()
-    every = times.drop_constraints_involving_dims(isl.dim_type.set, depth - copies, copies)
-    for k, extent in enumerate(extents):
-        every = every.lower_bound_val(isl.dim_type.set, depth - copies + k, isl.Val.zero(ctx))
-        every = every.upper_bound_val(isl.dim_type.set, depth - copies + k, isl.Val.int_from_si(ctx, extent - 1))
-    missing = every.subtract(times).project_out(isl.dim_type.set, depth - copies, copies)
-    whole = times.project_out(isl.dim_type.set, depth - copies, copies).subtract(missing).coalesce()
-    option = isl.Map.from_range(whole).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, around)
-    return isl.UnionSet.from_set(option.wrap().set_tuple_name("isolate"))

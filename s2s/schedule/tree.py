@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
+from s2s.schedule.outer_jam import JamRows, jam_over_inner_loops, may_jam
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.outer_jam import chain_moves_with, isolate_whole_groups, jam_over_inner_loops
 from s2s.schedule.point_order import chain_stores, innermost_member, member_to_sink, reads_an_array
 from s2s.schedule.tile_sizes import (
     DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
 )
+from s2s.schedule.whole_groups import isolate_marked_groups, mark_whole_groups
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
@@ -57,8 +58,9 @@ class TreeOptions:
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
                                                  # their outer loops (band_reuse.py)
-    jammed_rows: frozenset[int] = frozenset()    # rows, each a band of its own, unrolled by ``unroll_jam``
-                                                 # and jammed over the loops inside them (outer_jam.py)
+    jams: JamRows = ()                           # rows, each a band of its own, that may be unrolled by
+                                                 # ``unroll_jam`` and jammed over the loops inside them,
+                                                 # except for some statements (outer_jam.py)
 
 
 @dataclass
@@ -69,6 +71,7 @@ class TreeReport:
     notes: list[str] = dataclasses.field(default_factory=list)
     wavefronts: int = 0
     reshaped: int = 0    # bands tiled or unrolled and jammed: more than a new loop order
+    outer_jams: int = 0  # loops unrolled and jammed over the loops inside them
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -163,13 +166,12 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         node = node.band_set_permutable(1 if permutable else 0)
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
-        jammed = len(members) == 1 and options.unroll_jam > 1 and any(
-            rows[j] is members[0] for j in options.jammed_rows) and any(
-            chain_moves_with(st, rows, members[0]) for st in stmts)
+        jammed = len(members) == 1 and options.unroll_jam > 1 and may_jam(options.jams, rows, members[0], stmts)
         if jammed and not permutable:
             node = jam_over_inner_loops(node, options.unroll_jam)
             report.notes.append(f"loop unroll-and-jam {options.unroll_jam} over the loops inside it")
             report.reshaped += 1
+            report.outer_jams += 1
             if options.parallel:
                 node = _mark_parallel(node, [members[0].parallel], options)
         elif permutable and options.tile:
@@ -180,7 +182,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
 
-    return _numbered_marks(build(list(scop.statements), 0))
+    return _numbered_marks(isolate_marked_groups(build(list(scop.statements), 0)))
 
 
 def _kernel_branch(scop: Scop, stmt: Statement, mark: str) -> isl.Schedule:
@@ -354,11 +356,10 @@ def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int, isolate
     inner = point.child(0)
     for k in range(inner.band_n_member()):
         inner = inner.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
-    outer = inner.parent()
     if isolate:
-        outer = outer.band_set_ast_build_options(isolate_whole_groups(outer, [factor if k == position else 1
-                                                                       for k in range(inner.band_n_member())]))
-    return outer
+        inner = mark_whole_groups(inner, [factor if k == position else 1 for k in range(inner.band_n_member())])
+        return inner.parent().parent()
+    return inner.parent()
 
 
 def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool]) -> isl.ScheduleNode:

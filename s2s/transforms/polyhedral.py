@@ -18,7 +18,7 @@ from s2s.schedule.matmul import (
     match_matmul,
 )
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
-from s2s.schedule.outer_jam import jammable_rows
+from s2s.schedule.outer_jam import JamRows, jammable_rows
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
@@ -195,7 +195,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     if reason:
         return Choice(None, reason), ()
     # (what the new order gains on one thread; if nothing, it pays only where a region runs)
-    parallel_only = gain_rules and options.parallel and not kernels and not jams and _not_worth_regenerating(
+    parallel_only = gain_rules and options.parallel and not kernels and _not_worth_regenerating(
         scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
     if sched.skewed and not kernels and gain_rules:
         # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
@@ -212,7 +212,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
-                               streaming_bands=streaming, jammed_rows=jams)
+                               streaming_bands=streaming, jams=jams)
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report)
     ast = _ast_within_budget(scop, tree)
@@ -229,6 +229,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             tree = build_tree(scop, sched, tree_options, report)
             plain += f"; no {what} (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree)
+    if report.outer_jams:
+        parallel_only = False   # (jammed rows gain on one thread)
     if gain_rules and not kernels and not report.reshaped:
         # (bands the cache model left untiled: a new loop order is all the schedule brings)
         as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
@@ -257,9 +259,9 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                   wavefront=report.wavefronts > 0), kernels
 
 
-def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> frozenset[int]:
+def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
     """The rows of ``sched`` to unroll and jam over the loops inside them (outer_jam.py)."""
-    return jammable_rows(scop, deps, sched, rows_map(scop, sched.rows)) if options.tile else frozenset()
+    return jammable_rows(scop, deps, sched, rows_map(scop, sched.rows)) if options.tile else ()
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
