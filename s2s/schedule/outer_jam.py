@@ -22,7 +22,7 @@ from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import access_subscripts, member_directions, reads_an_array
-from s2s.schedule.whole_groups import mark_whole_groups
+from s2s.schedule.whole_groups import band_above, mark_whole_groups
 
 
 JamRows = tuple[tuple[int, frozenset[str]], ...]   # (row, statements that may not be jammed over it)
@@ -42,9 +42,21 @@ def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: is
         if row.kind != "hyperplane" or bands.get(k, 1) != 1 or (row.band >= 0 and k not in bands):
             continue
         under = [st for st in scop.statements if any(row.coefficients[st.name][:-1])]
-        if reads_an_array(under) and any(chain_moves_with(st, rows, row) for st in under):
-            found.append((k, frozenset(_backward_inside(deps, times, k))))
+        if not reads_an_array(under) or not any(chain_moves_with(st, rows, row) for st in under):
+            continue
+        blocked = frozenset(_backward_inside(deps, times, k))
+        if any(may_jam(((k, blocked),), rows, row, group) for group in _groups(rows, k, under)):
+            found.append((k, blocked))
     return tuple(found)
+
+
+def _groups(rows: list[Row], k: int, stmts: list[Statement]) -> list[list[Statement]]:
+    """``stmts`` in the groups that the scalar rows before row ``k`` set apart."""
+    groups: dict[tuple[int, ...], list[Statement]] = {}
+    for st in stmts:
+        key = tuple(r.coefficients[st.name][0] for r in rows[:k] if r.kind == "scalar")
+        groups.setdefault(key, []).append(st)
+    return list(groups.values())
 
 
 def may_jam(jams: JamRows, rows: list[Row], member: Row, stmts: list[Statement]) -> bool:
@@ -118,7 +130,7 @@ def jam_over_inner_loops(band: isl.ScheduleNode, factor: int) -> isl.ScheduleNod
         for position in path:
             node = node.child(position)
         sunk = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
-        if sunk.parent().get_type() == isl.schedule_node_type.band and sunk.parent().get_tree_depth() > depth:
+        if band_above(sunk).get_tree_depth() > depth:
             sunk = mark_whole_groups(sunk, [factor])
         top = sunk.ancestor(sunk.get_tree_depth() - depth)
     return top

@@ -16,15 +16,25 @@ WHOLE_GROUPS_MARK = "whole-groups"
 
 
 def mark_whole_groups(unrolled: isl.ScheduleNode, extents: list[int]) -> isl.ScheduleNode:
-    """Band ``unrolled`` (right below the band whose iterations should be split), unrolled with
-    ``extents`` values per member, marked for ``isolate_marked_groups``. Returns the band."""
+    """Band ``unrolled``, unrolled with ``extents`` values per member, marked for
+    ``isolate_marked_groups``: the iterations of the nearest band above it (through filters and
+    sequences) that run every copy are to be generated apart. Returns the band."""
     name = f"{WHOLE_GROUPS_MARK}:{','.join(map(str, extents))}"
     return unrolled.insert_mark(isl.Id(name)).child(0)
 
 
+def band_above(node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+    """The nearest band above ``node`` (through filters, sequences, sets and marks), or None."""
+    while node.has_parent():
+        node = node.parent()
+        if node.get_type() == isl.schedule_node_type.band:
+            return node
+    return None
+
+
 def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
     """``schedule`` with each whole-groups mark removed and the isolate option set on the band
-    above it."""
+    above it (an iteration of that band is whole when it is for every mark below it)."""
 
     def isolate(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() != isl.schedule_node_type.mark:
@@ -32,19 +42,28 @@ def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
         kind, _, extents = node.mark_get_id().get_name().partition(":")
         if kind != WHOLE_GROUPS_MARK:
             return node
-        above = node.delete().parent()
-        if above.band_get_ast_build_options().is_empty():
-            above = above.band_set_ast_build_options(_whole_groups(above, [int(e) for e in extents.split(",")]))
-        return above.child(0)
+        unrolled = node.delete()
+        above = band_above(unrolled)
+        whole = _whole_groups(above, unrolled, [int(e) for e in extents.split(",")])
+        options = above.band_get_ast_build_options()
+        if not options.is_empty():
+            whole = whole.intersect(isl.Set.from_union_set(options))
+        path = []
+        while unrolled.get_tree_depth() > above.get_tree_depth():
+            path.append(unrolled.get_child_position())
+            unrolled = unrolled.parent()
+        node = above.band_set_ast_build_options(isl.UnionSet.from_set(whole))
+        for position in reversed(path):
+            node = node.child(position)
+        return node
 
     return schedule.map_schedule_node_bottom_up(isolate)
 
 
-def _whole_groups(outer: isl.ScheduleNode, extents: list[int]) -> isl.UnionSet:
-    """The isolate option of band ``outer`` whose child band is unrolled with ``extents`` values
-    per member (from 0, as isl's tiling shifts point loops): the iterations of ``outer`` (given
-    the loops around it) that run every copy."""
-    unrolled = outer.child(0)
+def _whole_groups(outer: isl.ScheduleNode, unrolled: isl.ScheduleNode, extents: list[int]) -> isl.Set:
+    """The isolate option of band ``outer`` for band ``unrolled`` below it, unrolled with
+    ``extents`` values per member (from 0, as isl's tiling shifts point loops): the iterations
+    of ``outer`` (given the loops around it) in which every copy runs."""
     times = isl.Set.from_union_set(unrolled.child(0).get_prefix_schedule_relation().range())
     depth = times.dim(isl.dim_type.set)
     copies = len(extents)
@@ -57,4 +76,4 @@ def _whole_groups(outer: isl.ScheduleNode, extents: list[int]) -> isl.UnionSet:
     missing = every.subtract(times).project_out(isl.dim_type.set, depth - copies, copies)
     whole = times.project_out(isl.dim_type.set, depth - copies, copies).subtract(missing).coalesce()
     option = isl.Map.from_range(whole).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, around)
-    return isl.UnionSet.from_set(option.wrap().set_tuple_name("isolate"))
+    return option.wrap().set_tuple_name("isolate")

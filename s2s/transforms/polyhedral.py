@@ -190,6 +190,14 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             sched, streaming = original, frozenset()
             plain = "; original order kept: no band reuses a cache line across its loops"
     jams = _jams(scop, deps, sched, options)
+    if gain_rules and not kernels:
+        # (bicg: the schedule fuses its two products with one read down A's columns; the user's
+        # order with four rows jammed reads A along rows once, for both)
+        original = scheduler.original_order()
+        original_jams = _jams(scop, deps, original, options)
+        if original_jams and _walks_better(scop, original, sched):
+            sched, streaming, jams = original, frozenset(), original_jams
+            plain = "; original order kept, its rows jammed: it walks memory better"
     reason = None if kernels or jams or not gain_rules else _not_worth_regenerating(
         scop, sched, scheduler, options, streaming)
     if reason:
@@ -257,6 +265,13 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0), kernels
+
+
+def _walks_better(scop: Scop, one: PlutoSchedule, other: PlutoSchedule) -> bool:
+    """Whether the innermost loops of schedule ``one`` walk memory better than those of ``other``."""
+    a = innermost_locality(list(scop.statements), one.rows)
+    b = innermost_locality(list(scop.statements), other.rows)
+    return a is not None and b is not None and a > b
 
 
 def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
