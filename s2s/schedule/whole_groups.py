@@ -44,10 +44,12 @@ def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
             return node
         unrolled = node.delete()
         above = band_above(unrolled)
+        earlier = above.band_get_ast_isolate_option()   # (another copy band below it)
+        if not above.band_get_ast_build_options().subtract(isl.UnionSet.from_set(earlier)).is_empty():
+            return unrolled   # (a band with options of its own, such as unrolled copies: left as it is)
         whole = _whole_groups(above, unrolled, [int(e) for e in extents.split(",")])
-        options = above.band_get_ast_build_options()
-        if not options.is_empty():
-            whole = whole.intersect(isl.Set.from_union_set(options))
+        if not earlier.is_empty():   # (whole for both; their sets may name different parameters)
+            whole = whole.align_params(earlier.get_space()).intersect(earlier.align_params(whole.get_space()))
         path = []
         while unrolled.get_tree_depth() > above.get_tree_depth():
             path.append(unrolled.get_child_position())
