@@ -16,6 +16,8 @@ inside, so that code generation can keep the chains' elements in locals.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences
@@ -89,8 +91,8 @@ def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
     return False
 
 
-def _moves(subscript: list[int], direction) -> object:
-    return sum(c * d for c, d in zip(subscript, direction))
+def _moves(subscript: list[int], direction: list[Fraction]) -> Fraction:
+    return sum((c * d for c, d in zip(subscript, direction)), Fraction(0))
 
 
 def _backward_inside(deps: Dependences, times: isl.UnionMap, k: int) -> set[str]:

@@ -294,7 +294,6 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     if inner != n - 1:
         node = _permute_points(node, inner, coincident)
     if not ordered[-1]:
-        order = [j for j in range(n) if j != inner] + [inner]
         jam = _jam_position(stmts, ordered, [None] * n, options)
         if jam is not None and _jam_into_chain(stmts, members, inner):
             node = _unroll_and_jam(node, jam, options.unroll_jam, isolate=True)

@@ -17,8 +17,8 @@ from s2s.schedule.matmul import (
     KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
     match_matmul,
 )
-from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.outer_jam import JamRows, jammable_rows
+from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
