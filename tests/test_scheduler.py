@@ -400,6 +400,10 @@ def test_an_untiled_schedule_that_walks_memory_worse_keeps_the_original():
     # declared extents (L[2000][2000]) bound n, and a row of L with x stays in cache untiled
     runtime = optimize_c_file(str(kernel_source(KERNELS["trisolv"])), args[:-1], PipelineOptions(mode="pluto", target="c"))
     assert any("kernel_trisolv" in ln and "left as is" in ln for ln in runtime.report), runtime.report
+    # under OpenMP its only parallelism is a wavefront of those tiles: not worth it either
+    omp = optimize_c_file(str(kernel_source(KERNELS["trisolv"])), args[:-1], PipelineOptions(mode="pluto", target="openmp"))
+    assert any("kernel_trisolv" in ln and "left as is" in ln and "only a wavefront of tiles" in ln
+               for ln in omp.report), omp.report
     # atax: the same loops in another grouping, nothing parallel, but four rows jammed over the
     # two loops over j make four independent sums of the rows (outer_jam.py)
     atax = optimize_c_file(str(kernel_source(KERNELS["atax"])), args, PipelineOptions(mode="pluto", target="c"))

@@ -102,6 +102,12 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     choice = _with_or_without_expansion(scop, options, found)
     if choice.wavefront and choice.expansion is None:
         sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
+        if options.profitability and sequential.schedule is None and not sequential.scheduler_failed:
+            # (trisolv: its tiles cut every row's dot product into short streams, and the wavefront's
+            # few tiles per diagonal did not make up for it on two cores: 0.8x of gcc)
+            return dataclasses.replace(sequential, note=f"{sequential.note}; only a wavefront of tiles would run "
+                                                        f"in parallel, and its tiles gain nothing on one thread",
+                                       parallel=options.parallel, work=work)
         if sequential.expansion is None:
             choice = dataclasses.replace(choice, sequential=sequential)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
