@@ -48,6 +48,8 @@ def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
         if not above.band_get_ast_build_options().subtract(isl.UnionSet.from_set(earlier)).is_empty():
             return unrolled   # (a band with options of its own, such as unrolled copies: left as it is)
         whole = _whole_groups(above, unrolled, [int(e) for e in extents.split(",")])
+        if whole is None:
+            return unrolled
         if not earlier.is_empty():   # (whole for both; their sets may name different parameters)
             whole = whole.align_params(earlier.get_space()).intersect(earlier.align_params(whole.get_space()))
         path = []
@@ -62,11 +64,15 @@ def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
     return schedule.map_schedule_node_bottom_up(isolate)
 
 
-def _whole_groups(outer: isl.ScheduleNode, unrolled: isl.ScheduleNode, extents: list[int]) -> isl.Set:
+def _whole_groups(outer: isl.ScheduleNode, unrolled: isl.ScheduleNode, extents: list[int]) -> isl.Set | None:
     """The isolate option of band ``outer`` for band ``unrolled`` below it, unrolled with
     ``extents`` values per member (from 0, as isl's tiling shifts point loops): the iterations
-    of ``outer`` (given the loops around it) in which every copy runs."""
-    times = isl.Set.from_union_set(unrolled.child(0).get_prefix_schedule_relation().range())
+    of ``outer`` (given the loops around it) in which every copy runs. None where no statement
+    instance runs there (its statements never run: nothing to isolate)."""
+    times_of = unrolled.child(0).get_prefix_schedule_relation().range()
+    if times_of.is_empty():
+        return None
+    times = isl.Set.from_union_set(times_of)
     depth = times.dim(isl.dim_type.set)
     copies = len(extents)
     around = depth - copies - outer.band_n_member()
