@@ -224,10 +224,11 @@ def test_optimized_polybench_matches_baseline(name, target, tmp_path):
     # its wavefront's code at this size costs more than the code generator's budget)
     fallback = "original code kept: code generation for the new schedule is too dear here"
     # (seidel-2d's skewed band at this size touches 383 KiB untiled: with an L2 of 1 MiB the
-    # cache model leaves it untiled, and the untiled order gains nothing on one thread)
+    # cache model leaves it untiled, the untiled order gains nothing on one thread, and under
+    # OpenMP a wavefront of tiles that gain nothing on one thread is not made either)
     untiled = "original code kept: the schedule tiles nothing"
     assert any("kernel_" in ln and (verdict in ln or (name == "cholesky" and fallback in ln)
-                                    or (name == "seidel-2d" and target == "c" and untiled in ln))
+                                    or (name == "seidel-2d" and untiled in ln))
                for ln in built.stderr.splitlines()), built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
     b = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, env=env).stderr
@@ -307,11 +308,13 @@ def test_skewed_tiles_only_where_nothing_else_runs_in_parallel():
     assert "original order kept instead of skewed tiles" in line
     kernel = jacobi.source[jacobi.source.index("kernel_jacobi_2d("):]
     assert kernel.count("#pragma omp parallel for") == 2   # the two space loops of each time step
-    # (at MINI seidel-2d's band stays untiled, and its new order pays only in regions too small)
+    # (at MINI seidel-2d's band stays untiled, and its new order pays only in regions too small;
+    # at SMALL, where one core's L2 holds its 383 KiB untiled (1 MiB and more), the sequential
+    # target keeps the user's loops, and so does OpenMP rather than a wavefront of those tiles)
     seidel = optimize_c_file(str(kernel_source(KERNELS["seidel-2d"])),
                              [args[0], "-DSMALL_DATASET", args[2]], PipelineOptions(mode="pluto", target="openmp"))
     line = next(ln for ln in seidel.report if "kernel_seidel_2d" in ln)
-    assert "bands of 3" in line and "instead" not in line
+    assert ("bands of 3" in line or "only a wavefront of tiles would run in parallel" in line) and "instead" not in line
 
 
 FLAT = """
