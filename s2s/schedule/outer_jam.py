@@ -25,9 +25,11 @@ from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import access_subscripts, member_directions, reads_an_array
 from s2s.schedule.whole_groups import band_above, mark_whole_groups
+from s2s.time_limit import isl_operation_limit
 
 
 JamRows = tuple[tuple[int, frozenset[str]], ...]   # (row, statements that may not be jammed over it)
+JAM_CHECK_OPERATIONS = 500_000   # isl's steps for the legality of jamming one row
 
 
 def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: isl.UnionMap) -> JamRows:
@@ -46,7 +48,11 @@ def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: is
         under = [st for st in scop.statements if any(row.coefficients[st.name][:-1])]
         if not reads_an_array(under) or not any(chain_moves_with(st, rows, row) for st in under):
             continue
-        blocked = frozenset(_backward_inside(deps, times, k))
+        try:
+            with isl_operation_limit(JAM_CHECK_OPERATIONS):
+                blocked = frozenset(_backward_inside(deps, times, k))
+        except isl.Error:   # (too dear to prove: none of its statements is jammed)
+            blocked = frozenset(st.name for st in under)
         if any(may_jam(((k, blocked),), rows, row, group) for group in _groups(rows, k, under)):
             found.append((k, blocked))
     return tuple(found)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import islpy as isl
 
+from s2s.time_limit import isl_operation_limit
+
 WHOLE_GROUPS_MARK = "whole-groups"
+WHOLE_GROUPS_OPERATIONS = 200_000   # isl's steps for one band's whole groups (milliseconds)
 
 
 def mark_whole_groups(unrolled: isl.ScheduleNode, extents: list[int]) -> isl.ScheduleNode:
@@ -47,7 +50,11 @@ def isolate_marked_groups(schedule: isl.Schedule) -> isl.Schedule:
         earlier = above.band_get_ast_isolate_option()   # (another copy band below it)
         if not above.band_get_ast_build_options().subtract(isl.UnionSet.from_set(earlier)).is_empty():
             return unrolled   # (a band with options of its own, such as unrolled copies: left as it is)
-        whole = _whole_groups(above, unrolled, [int(e) for e in extents.split(",")])
+        try:
+            with isl_operation_limit(WHOLE_GROUPS_OPERATIONS):
+                whole = _whole_groups(above, unrolled, [int(e) for e in extents.split(",")])
+        except isl.Error:   # (strided, skewed times can take isl minutes: the copies keep their guards)
+            whole = None
         if whole is None:
             return unrolled
         if not earlier.is_empty():   # (whole for both; their sets may name different parameters)
