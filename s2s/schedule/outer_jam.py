@@ -16,14 +16,12 @@ inside, so that code generation can keep the chains' elements in locals.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import access_subscripts, member_directions, reads_an_array
+from s2s.schedule.point_order import access_subscripts, element, member_directions, moves_along, reads_an_array
 from s2s.schedule.whole_groups import band_above, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
 
@@ -85,20 +83,15 @@ def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
     if directions is None:
         return False
     innermost, along_outer = directions[-1], directions[varying.index(outer)]
-    reads = {(a.get_tuple_name(isl.dim_type.out), str(access_subscripts(a, st)))
-             for is_write, a in st.accesses if not is_write}
+    reads = {element(a, st) for is_write, a in st.accesses if not is_write}
     for is_write, access in st.accesses:
         subscripts = access_subscripts(access, st) if is_write else None
-        if subscripts is None or (access.get_tuple_name(isl.dim_type.out), str(subscripts)) not in reads:
+        if subscripts is None or element(access, st) not in reads:
             continue
-        if (all(_moves(sub, innermost) == 0 for sub in subscripts)
-                and any(_moves(sub, along_outer) != 0 for sub in subscripts)):
+        if (all(moves_along(sub, innermost) == 0 for sub in subscripts)
+                and any(moves_along(sub, along_outer) != 0 for sub in subscripts)):
             return True
     return False
-
-
-def _moves(subscript: list[int], direction: list[Fraction]) -> Fraction:
-    return sum((c * d for c, d in zip(subscript, direction)), Fraction(0))
 
 
 def _backward_inside(deps: Dependences, times: isl.UnionMap, k: int) -> set[str]:

@@ -122,8 +122,18 @@ def _score_along(subscripts: list[tuple[bool, list[list[int]] | None]], directio
                if subs is not None)
 
 
+def moves_along(subscript: list[int], direction: list[Fraction]) -> Fraction:
+    """How far one subscript (its iterator coefficients) moves when the loops take ``direction``."""
+    return sum((c * d for c, d in zip(subscript, direction)), Fraction(0))
+
+
+def element(access: isl.Map, st: Statement) -> tuple[str, str]:
+    """A key naming the element (array and subscripts) that ``access`` of ``st`` touches."""
+    return access.get_tuple_name(isl.dim_type.out), str(access_subscripts(access, st))
+
+
 def _access_score(subscripts: list[list[int]], direction: list[Fraction]) -> int:
-    moves = [sum(c * d for c, d in zip(sub, direction)) for sub in subscripts]
+    moves = [moves_along(sub, direction) for sub in subscripts]
     if all(m == 0 for m in moves):
         return INVARIANT
     if all(m == 0 for m in moves[:-1]) and abs(moves[-1]) == 1:
@@ -144,16 +154,15 @@ def chain_stores(stmts: list[Statement], members: list[Row], inner: int) -> int 
         if directions is None:
             return None
         along = directions[inner]
-        reads = {(a.get_tuple_name(isl.dim_type.out), str(access_subscripts(a, st)))
-                 for is_write, a in st.accesses if not is_write}
+        reads = {element(a, st) for is_write, a in st.accesses if not is_write}
         for is_write, access in st.accesses:
             if not is_write:
                 continue
             subscripts = access_subscripts(access, st)
             if subscripts is None:
                 return None
-            element = (access.get_tuple_name(isl.dim_type.out), str(subscripts))
-            stores.add(element)
-            if element in reads and all(sum(c * x for c, x in zip(sub, along)) == 0 for sub in subscripts):
+            stored = element(access, st)
+            stores.add(stored)
+            if stored in reads and all(moves_along(sub, along) == 0 for sub in subscripts):
                 updates = True
     return len(stores) if updates else None

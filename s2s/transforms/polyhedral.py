@@ -191,19 +191,23 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     sched = inner_member_last(scop, sched, streaming)
     if not kernels and _only_streaming_bands(sched, streaming):
         original = scheduler.original_order()
-        if _locality_at_least(scop, original, sched):
+        gain = _locality_gain(scop, original, sched)
+        if gain is not None and gain >= 0:
             # (the new order's fused loops of unrelated nests carry guards that stop vectorization)
             sched, streaming = original, frozenset()
             plain = "; original order kept: no band reuses a cache line across its loops"
-    jams = _jams(scop, deps, sched, options)
+    original_jams: JamRows = ()
     if gain_rules and not kernels:
         # (bicg: the schedule fuses its two products with one read down A's columns; the user's
         # order with four rows jammed reads A along rows once, for both)
         original = scheduler.original_order()
-        original_jams = _jams(scop, deps, original, options)
-        if original_jams and _walks_better(scop, original, sched):
-            sched, streaming, jams = original, frozenset(), original_jams
-            plain = "; original order kept, its rows jammed: it walks memory better"
+        gain = _locality_gain(scop, original, sched)
+        original_jams = _jams(scop, deps, original, options) if gain is not None and gain > 0 else ()
+    if original_jams:
+        sched, streaming, jams = original, frozenset(), original_jams
+        plain = "; original order kept, its rows jammed: it walks memory better"
+    else:
+        jams = _jams(scop, deps, sched, options)
     reason = None if kernels or jams or not gain_rules else _not_worth_regenerating(
         scop, sched, scheduler, options, streaming)
     if reason:
@@ -271,13 +275,6 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0), kernels
-
-
-def _walks_better(scop: Scop, one: PlutoSchedule, other: PlutoSchedule) -> bool:
-    """Whether the innermost loops of schedule ``one`` walk memory better than those of ``other``."""
-    a = innermost_locality(list(scop.statements), one.rows)
-    b = innermost_locality(list(scop.statements), other.rows)
-    return a is not None and b is not None and a > b
 
 
 def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
@@ -378,11 +375,12 @@ def _only_streaming_bands(sched: PlutoSchedule, streaming: frozenset[int]) -> bo
     return bool(tileable) and all(b in streaming for b in tileable)
 
 
-def _locality_at_least(scop: Scop, first: PlutoSchedule, second: PlutoSchedule) -> bool:
-    """Whether the innermost loops of ``first`` walk memory at least as well as those of ``second``."""
+def _locality_gain(scop: Scop, first: PlutoSchedule, second: PlutoSchedule) -> int | None:
+    """How much better the innermost loops of ``first`` walk memory than those of ``second``
+    (``innermost_locality`` scores; None where either is unknown)."""
     a = innermost_locality(list(scop.statements), first.rows)
     b = innermost_locality(list(scop.statements), second.rows)
-    return a is not None and b is not None and a >= b
+    return None if a is None or b is None else a - b
 
 
 def _not_worth_regenerating(scop: Scop, sched: PlutoSchedule, scheduler: PlutoScheduler,
