@@ -141,8 +141,8 @@ def test_a_matrix_multiply_below_the_kernel_threshold_stays_loops(tmp_path, monk
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target):
     # threshold 2e5 statement instances: n = 10 (m = 40: 4e3) runs the user's loops, n = 120 (5.8e5)
-    # the optimized ones; both give gcc's answer
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=2e5,parallel=1e5")
+    # the optimized ones, on threads started for it (3e5); both give gcc's answer
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=2e5,parallel=1e5,parallel_start=3e5,parallel_wake=3e5")
     text = PROGRAM.replace("int n = argc > 1 ? atoi(argv[1]) : N, m = M;", "int n = argc > 1 ? atoi(argv[1]) : 10, m = 40;")
     src = tmp_path / "k.c"
     src.write_text(text)
@@ -159,7 +159,7 @@ def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target)
     assert "} else {\n      for (i = 0; i < n; i++) {\n        for (j = 0; j < n; j++) {\n" \
            "          for (k = 0; k < m; k++) {\n            C[i][j] += A[i][k] * B[j][k];" in kernel
     if target == "openmp":
-        assert "if(s2s_cores_free())" in kernel
+        assert "s2s_team_pays(" in kernel and ", 300000, 300000)" in kernel
     flags = ["-fopenmp"] if target == "openmp" else []
     gen = tmp_path / "gen"
     gen.mkdir()
@@ -183,7 +183,7 @@ def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkey
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=500")
     big = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp", report=True))
     kernel = big.source[big.source.index("void kernel_jacobi_2d"):]
-    assert kernel[:kernel.index("int main")].count("#pragma omp parallel for if(s2s_cores_free())") == 2
+    assert kernel[:kernel.index("int main")].count("#pragma omp parallel for\n") == 2
 
 
 def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_work(tmp_path, monkeypatch):
@@ -241,7 +241,8 @@ GEMM_ALONG_ROWS = textwrap.dedent("""\
 def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeypatch):
     # a matrix multiply along rows with run-time sizes: the kernel only from `kernel` multiply-adds
     # (SCoP work, else the user's loops), and on all cores only from `parallel_kernel` (else one)
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=5000,parallel_kernel=100000")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=5000,parallel_kernel=100000,"
+                                              "parallel_start=2e5,parallel_wake=2e5")
     src = tmp_path / "k.c"
     src.write_text(GEMM_ALONG_ROWS)
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
@@ -249,7 +250,8 @@ def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeyp
     assert "register-blocked" in line and "run only where its work reaches 5.0e3 statement instances" in line
     kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
     assert re.search(r"if \(S2S_LIKELY\(\(double\).*?>= 5000\.0", kernel), kernel
-    parallel = re.search(r"if \(S2S_LIKELY\(\(double\)[^\n]*>= 100000\.0\)\) \{\n(.*?)\n *\} else \{\n(.*)", kernel, re.S)
+    parallel = re.search(r"if \(S2S_LIKELY\(\(double\)[^\n]*>= 100000\.0 && s2s_team_pays\([^\n]*, 200000, 200000\)\)\) "
+                         r"\{\n(.*?)\n *\} else \{\n(.*)", kernel, re.S)
     assert parallel, kernel
     assert "#pragma omp parallel" in parallel.group(1) and "#pragma omp parallel" not in parallel.group(2)
     gen = tmp_path / "gen"
@@ -388,3 +390,28 @@ def _openmp_matches_gcc(tmp_path, program: str, function: str, sizes: tuple[str,
                                env={"OMP_NUM_THREADS": "2"}).stdout for exe in (exe_ref, exe_opt)]
         assert outs[0] == outs[1], n
     return next(ln for ln in result.report if function in ln)
+
+
+def test_threads_start_only_where_the_scop_pays_for_it(tmp_path):
+    # s2s_team_pays, per calling thread: the first start needs `start` instances; once started,
+    # a region right after another needs none; after the threads went to sleep, `wake` instances
+    # (the cores taken as free: whether they are depends on what else runs)
+    from backends.openmp.printer import CORES_FREE, TEAM_AWAKE_S, team_pays_helper
+    program = f"static int {CORES_FREE}(void) {{ return 1; }}\n" + team_pays_helper() + textwrap.dedent(f"""\
+        #include <stdio.h>
+        #include <time.h>
+        int main(void) {{
+          const struct timespec asleep = {{0, {int(TEAM_AWAKE_S * 5e9)}}};
+          printf("%d", s2s_team_pays(9e5, 1e6, 1e3));    /* no: the first start needs 1e6 */
+          printf("%d", s2s_team_pays(1e6, 1e6, 1e3));    /* yes */
+          int awake = 0;
+          for (int k = 0; k < 5; k++)   /* (right after: awake, unless this process was descheduled) */
+            awake |= s2s_team_pays(1, 1e6, 1e3);
+          printf("%d", awake);
+          nanosleep(&asleep, 0);
+          printf("%d", s2s_team_pays(999, 1e6, 1e3));    /* no: waking them needs 1e3 */
+          printf("%d\\n", s2s_team_pays(1e3, 1e6, 1e3));  /* yes */
+          return 0;
+        }}
+        """)
+    assert _build_and_run(tmp_path, "team", program, ["-fopenmp"]) == "01101\n"

@@ -87,13 +87,18 @@ class CPrinter:
         """Annotations before a Map's loop; plain C has none (its loops are correct sequentially)."""
         return []
 
-    def parallel_if(self) -> str:
-        """A clause for a parallel region that decides at run time whether it gets threads."""
+    def parallel_if(self, team_if: Expr | None = None) -> str:
+        """A clause for a parallel region that decides at run time whether it gets threads
+        (``team_if``: the region's own condition for that)."""
         return ""
 
-    def print_IfElse(self, node: IfElse, level: int) -> list[str]:
-        if ROWS_APART in ex.calls(node.cond):
+    def define_checks(self, cond: Expr) -> None:
+        """Define the run-time checks that ``cond`` calls (file-scope helpers)."""
+        if ROWS_APART in ex.calls(cond):
             self.helpers[ROWS_APART] = _ROWS_APART_DEFINITION
+
+    def print_IfElse(self, node: IfElse, level: int) -> list[str]:
+        self.define_checks(node.cond)
         cond = self.expr(node.cond)
         if node.likely:
             self.helpers[LIKELY] = _LIKELY_DEFINITION
@@ -156,7 +161,7 @@ class CPrinter:
             elif isinstance(comp, MatMul):
                 threads = self.threads and comp.parallel
                 code = expand_matmul(comp, self.expr, set(self.containers), threads,
-                                     self.parallel_if() if threads else "")
+                                     self.parallel_if(comp.team_if) if threads else "")
                 self.helpers[code.helper_name] = code.helper
                 out += [self.pad(level) + line for line in code.lines]
             elif isinstance(comp, PackedRight):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from backends.c.printer import CPrinter
-from s2s.ir import Array, For, Map, Schedule, expr as ex, walk
+from s2s.ir import TEAM_PAYS, TESTED_BEFORE, Array, Expr, For, Map, Schedule, expr as ex, walk
 from s2s.ir.rewrite import fresh_name
 
 
@@ -21,6 +21,11 @@ CONTENTION_SHARE = 0.1
 CONTENTION_PERIOD_S = 0.02
 CONTENTION_BACKOFF_MAX_S = 1.0
 CORES_FREE = "s2s_cores_free"
+
+# The threads of a team spin for a while after a region before they sleep (libgomp: some 300,000
+# turns of a loop, a few milliseconds): a region that starts within this many seconds of the last
+# one's start finds them awake.
+TEAM_AWAKE_S = 0.001
 
 
 def cores_free_helper() -> str:
@@ -79,30 +84,69 @@ static int {CORES_FREE}(void)
 """
 
 
+def team_pays_helper() -> str:
+    """The C function ``TEAM_PAYS`` (see s2s.ir.library): per calling thread, whose team it is."""
+    return f"""
+/* s2s: whether a parallel region, in a SCoP execution of `work` statement instances, is to run on
+   the threads of its team: starting them pays from `start` instances, waking them once they sleep
+   (no region began in the last {TEAM_AWAKE_S * 1e3:g} ms) from `wake`; and not while the cores are busy */
+static int {TEAM_PAYS}(double work, double start, double wake)
+{{
+  extern double omp_get_wtime(void);
+  static __thread int started;
+  static __thread double last;
+  const double now = omp_get_wtime();
+  if (work < (!started ? start : now - last > {TEAM_AWAKE_S!r} ? wake : 0.0) || !{CORES_FREE}())
+    return 0;
+  started = 1;
+  last = now;
+  return 1;
+}}
+"""
+
+
 class OpenMPPrinter(CPrinter):
     threads = True
 
-    def parallel_if(self) -> str:
-        """The clause that gives a parallel region a team of one while the cores are busy."""
-        self.helpers[CORES_FREE] = cores_free_helper()
-        return f" if({CORES_FREE}())"
+    def parallel_if(self, team_if: Expr | None = None) -> str:
+        """The clause that gives a parallel region a team of one where ``team_if`` does not hold,
+        by default while the cores are busy."""
+        if team_if is None:
+            self.helpers[CORES_FREE] = cores_free_helper()
+            return f" if({CORES_FREE}())"
+        if team_if == TESTED_BEFORE:
+            return ""
+        self.define_checks(team_if)
+        return f" if({self.expr(team_if)})"
+
+    def define_checks(self, cond: Expr) -> None:
+        super().define_checks(cond)
+        if TEAM_PAYS in ex.calls(cond):
+            self.helpers[CORES_FREE] = cores_free_helper()
+            self.helpers[TEAM_PAYS] = team_pays_helper()
 
     def print_Map(self, node: Map, level: int) -> list[str]:
-        if node.private and node.schedule is Schedule.CPU_MULTICORE:
-            return self.map_with_copies(node, level)
+        if node.schedule is not Schedule.CPU_MULTICORE:
+            return super().print_Map(node, level)
         trip = self.flat_parallel_trip(node)
         if isinstance(trip, int) and trip < MIN_FLAT_PARALLEL_ITERATIONS:
             return self.map_loop(node, level)
-        if trip is None or isinstance(trip, int):
-            return super().print_Map(node, level)
-        # Versioned rather than `if(trip >= ...)`: with a false `if` clause the loop still runs
-        # through the OpenMP runtime (a team of one, about 0.6 us a call on AMD Zen 1): a
-        # jacobi-1d time loop of 500 steps of two 2000-iteration loops with run-time sizes took
-        # 1.4 ms so, 0.83 ms versioned.
+        # Versioned rather than `if(...)` clauses: with a false one the loop still runs through
+        # the OpenMP runtime (a team of one, about 0.6 us a call, 15 us the first), outlined into
+        # a function of its own, where the compiler knows less of its pointers.
+        tests = []
+        if isinstance(trip, ex.Expr):
+            tests.append(ex.Binary(">=", trip, ex.Const(str(MIN_FLAT_PARALLEL_ITERATIONS))))
+        if node.team_if is not None and node.team_if != TESTED_BEFORE:
+            self.define_checks(node.team_if)
+            tests.append(node.team_if)   # (last: it counts on the region to follow where it holds)
+        parallel = self.map_with_copies(node, level + bool(tests)) if node.private else super().print_Map(
+            node, level + bool(tests))
+        if not tests:
+            return parallel
         pad = self.pad(level)
-        worth_it = ex.Binary(">=", trip, ex.Const(str(MIN_FLAT_PARALLEL_ITERATIONS)))
-        return ([pad + f"if ({self.expr(worth_it)}) {{"]
-                + super().print_Map(node, level + 1)
+        test = tests[0] if len(tests) == 1 else ex.Binary("&&", *tests)
+        return ([pad + f"if ({self.expr(test)}) {{"] + parallel
                 + [pad + "} else {"] + self.map_loop(node, level + 1) + [pad + "}"])
 
     def map_with_copies(self, node: Map, level: int) -> list[str]:
@@ -164,7 +208,8 @@ class OpenMPPrinter(CPrinter):
                 clauses += f" private({', '.join(private)})"
             if self.triangular(node):
                 clauses += " schedule(static, 1)"  # cyclic: inner trip counts vary with the index
-            return [pad + "#pragma omp parallel for" + clauses + self.parallel_if()]
+            # (a region with a test of its own is versioned on it: print_Map)
+            return [pad + "#pragma omp parallel for" + clauses + (self.parallel_if() if node.team_if is None else "")]
         if node.schedule is Schedule.SIMD:
             return [pad + "#pragma omp simd"]
         return []

@@ -89,7 +89,10 @@ class Map:
     """A loop whose iterations are independent: ``var`` from ``start`` to ``stop`` (exclusive) by
     ``step``, executed according to ``schedule``. Each iteration works on a copy of its own of
     the arrays named in ``private``; after the loop each of them holds what the last iteration
-    left in it (OpenMP's ``lastprivate``): run in order, the loop means the same without copies."""
+    left in it (OpenMP's ``lastprivate``): run in order, the loop means the same without copies.
+    A parallel one (``CPU_MULTICORE``) starts its threads only where ``team_if`` holds at run time
+    (None: where the back end's own test says the cores are free; ``TESTED_BEFORE``: always, a
+    branch around it having tested its condition)."""
 
     id: str
     var: str
@@ -100,6 +103,7 @@ class Map:
     schedule: Schedule = Schedule.SEQUENTIAL
     origin: SourceSpan | None = field(default=None, compare=False)
     private: tuple[str, ...] = ()
+    team_if: Expr | None = None
 
 
 @dataclass(frozen=True)

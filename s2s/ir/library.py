@@ -82,6 +82,8 @@ class MatMul(LibraryNode):
     # then packs no more (None: it packs them itself; the array's pointer may be null at run
     # time, allocation having failed, and it then packs them itself too)
     packed_right: str | None = None
+    # with ``parallel``: the run-time condition for the threads to start, as a Map's ``team_if``
+    team_if: Expr | None = None
 
     def update_of(self, lefts: list[Expr], rights: list[Expr]) -> Expr:
         """``update`` with ``lefts[t]``, ``rights[t]`` for the names of term t's factors."""
@@ -145,3 +147,14 @@ def reference_loops(node: MatMul, containers: Mapping[str, Data], origin: Source
 # lie in ascending order of address with no two overlapping. It is pure (it only reads the row
 # pointers), so the rows' elements lie within ``&rows[first][lo]`` and ``&rows[last][hi] + 1``.
 ROWS_APART = "s2s_rows_apart"
+
+# A check that back ends with threads define as a file-scope function: ``TEAM_PAYS(work, start,
+# wake)`` is true when a parallel region, in an execution of a SCoP of ``work`` statement
+# instances, is to run on the threads of its team. Their first start in the calling thread pays
+# for itself from ``start`` instances, waking them once they sleep from ``wake``; while they are
+# awake any region pays. False while the cores are busy with other work. It keeps the state it
+# judges by, so a call that returns true must be followed by the region (or by others).
+TEAM_PAYS = "s2s_team_pays"
+
+# The ``team_if`` of a parallel region inside a branch that has tested its condition already.
+TESTED_BEFORE = Const("1")

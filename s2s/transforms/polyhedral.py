@@ -76,6 +76,8 @@ class Choice:
                                       # kernel may ask for more than the optimize threshold)
     min_region_work: int = 0          # what one of its parallel regions needs
     min_kernel_region_work: int = 0   # what a parallel register-blocked kernel needs
+    min_team_start_work: int = 0      # what the SCoP needs to start the threads (work_guard.team_test)
+    min_team_wake_work: int = 0       # and to wake them once they sleep
     parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
                                       # thread it walks memory no better than the user's loops)
     wavefront: bool = False           # its parallelism is a wavefront of tiles
@@ -112,7 +114,9 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
             choice = dataclasses.replace(choice, sequential=sequential)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
-                               min_kernel_region_work=options.thresholds.parallel_kernel)
+                               min_kernel_region_work=options.thresholds.parallel_kernel,
+                               min_team_start_work=options.thresholds.parallel_start,
+                               min_team_wake_work=options.thresholds.parallel_wake)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from s2s.transforms.private_copies import parallel_over_private_copies
 from s2s.transforms.scalar_replacement import keep_elements_in_locals
 from s2s.transforms.verify_parallel import demote_unproven_maps, probe_scops
 from s2s.transforms.work_guard import (
-    allocated_only_with, sequential_small_regions, short_count, without_tests_implied_by,
+    allocated_only_with, sequential_small_regions, short_count, team_test, with_team_test,
+    without_tests_implied_by,
 )
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
@@ -100,27 +101,34 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                            None if packed else probed, choice.work)
         new = regions.seq
         note += "".join(f"; {s}" for s in regions.notes)
+        runs_parallel = regions.runs_parallel
+        team = team_test(choice.work, choice.min_team_start_work, choice.min_team_wake_work)
+        if team is not None and runs_parallel is not False:
+            # (last in every test: it counts on a region to follow where it holds)
+            new = with_team_test(new, team)
+            runs_parallel = team if runs_parallel is True else Binary("&&", runs_parallel, team)
+            note += "; its threads only where they pay for their start (run-time test)"
         parallel_test = None
-        alternative = choice.sequential if expansion is None and regions.runs_parallel is not True else None
+        alternative = choice.sequential if expansion is None and runs_parallel is not True else None
         parallel_only = choice.parallel_only
         if alternative is not None and alternative.schedule is not None:
             # (the main version's packing buffers among the names taken)
             taken = dataclasses.replace(probe, containers=probe.containers + tuple(buffers))
             new, seq_vars, seq_buffers, told = _sequential_where_no_region_runs(scop, taken, new, alternative,
-                                                                                regions.runs_parallel)
+                                                                                runs_parallel)
             new_vars += [v for v in seq_vars if v not in new_vars]
             containers.extend(seq_buffers)
             note += told
         elif alternative is not None:
             parallel_only = True   # (the sequential target keeps the user's loops)
-        if parallel_only and regions.runs_parallel is not True:
+        if parallel_only and runs_parallel is not True:
             # (the new order gains only in parallel: where no region runs so, the user's loops run)
-            if regions.runs_parallel is False and expansion is None:
+            if runs_parallel is False and expansion is None:
                 outcomes.append(ScopOutcome(first.id, scop.first_line, False, "original code kept: the new order "
                                             "gains only in parallel, and no region has the work for it"))
                 continue
-            if regions.runs_parallel is not False:
-                parallel_test = regions.runs_parallel
+            if runs_parallel is not False:
+                parallel_test = runs_parallel
                 new, once = without_tests_implied_by(new, parallel_test)
                 note += "; the user's loops where no region has the work to run in parallel"
                 note += f" (the test of {once} region(s), made once in front of the SCoP)" if once else ""
@@ -134,10 +142,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
             guard = work_guard if guard is None else Binary("&&", work_guard, guard)
-        if parallel_test is not None:
-            guard = parallel_test if guard is None else Binary("&&", parallel_test, guard)
         if expansion is not None:
             guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
+        if parallel_test is not None:
+            guard = parallel_test if guard is None else Binary("&&", guard, parallel_test)
         if guard is not None:
             # the original code, under the same scope, for arrays that do overlap at run time
             # (or expanded arrays that could not be allocated, or too little work)

@@ -9,7 +9,11 @@ before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
 variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,kernel_min=5e4,
-parallel_kernel=1e6``) for a user or a tuner.
+parallel_kernel=1e6,parallel_start=5e7,parallel_wake=1e6``) for a user or a tuner.
+
+Whether a region's threads are worth starting also depends on what they are doing: a SCoP's
+regions run on them only where ``TEAM_PAYS`` says so at run time, from the SCoP's work and the
+``parallel_start`` and ``parallel_wake`` thresholds (``team_test``).
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from dataclasses import dataclass, fields, replace
 
 import islpy as isl
 
-from s2s.ir import Binary, Cast, Const, Expr, Ternary
+from s2s.ir import TEAM_PAYS, TESTED_BEFORE, Binary, Call, Cast, Const, Expr, Ternary
 from s2s.time_limit import isl_operation_limit, isl_operation_limit_lifted
 
 # Above this many points in its bounding box a set is not counted point by point (isl's count
@@ -45,11 +49,16 @@ class WorkThresholds:
                               # panels' fixed cost)
     parallel_kernel: int = 1_000_000   # multiply-adds of a register-blocked kernel for it to run
                                        # on all cores (each thread packs panels of its own)
+    parallel_start: int = 50_000_000   # statement instances of a SCoP execution that pay for the
+                                       # first start of the threads (creating them; on a VM also
+                                       # waking an idle virtual CPU: milliseconds)
+    parallel_wake: int = 1_000_000     # those that pay for waking them once they sleep
 
     @staticmethod
     def none() -> "WorkThresholds":
         """No threshold: optimized code whatever the sizes."""
-        return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0)
+        return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0,
+                              parallel_start=0, parallel_wake=0)
 
     @staticmethod
     def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":
@@ -296,6 +305,48 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
     runs_parallel: Expr | bool = bool(always) or (
         bool(conditions) and functools.reduce(lambda a, b: Binary("||", a, b), conditions))
     return SmallRegions(map_sequences(seq, fn), notes, runs_parallel)
+
+
+def team_test(work: Work, start: int, wake: int) -> Expr | None:
+    """The run-time test that the threads of a SCoP's regions pay for their start or their wake
+    (``TEAM_PAYS``) in an execution of ``work``; None where there is nothing to test (no
+    thresholds, or the work unknown)."""
+    if start <= 0 and wake <= 0:
+        return None
+    amount = Const(f"{float(work.count):.1f}") if work.count is not None else work.expr
+    if amount is None:
+        return None
+    return Call(TEAM_PAYS, (amount, Const(f"{float(start):g}"), Const(f"{float(wake):g}")))
+
+
+def with_team_test(seq, test: Expr):
+    """``seq`` with ``test`` the condition of every parallel region in it to start its threads;
+    a region already versioned on its work (``sequential_small_regions``) gets it in that test."""
+    from s2s.ir import Block, IfElse, Map, MatMul, Schedule, Sequence
+    from s2s.ir.rewrite import map_sequences
+
+    def tested(node, condition: Expr):
+        if isinstance(node, Map) and node.schedule is Schedule.CPU_MULTICORE:
+            return replace(node, team_if=condition)
+        if isinstance(node, Block) and any(isinstance(n, MatMul) and n.parallel for n in node.graph.nodes):
+            nodes = tuple(replace(n, team_if=condition) if isinstance(n, MatMul) and n.parallel else n
+                          for n in node.graph.nodes)
+            return replace(node, graph=replace(node.graph, nodes=nodes))
+        return node
+
+    def fn(s: Sequence) -> Sequence:
+        children = []
+        for c in s.children:
+            if isinstance(c, IfElse) and c.id.startswith("C.work."):
+                (region,) = c.then.children
+                c = replace(c, cond=Binary("&&", c.cond, test),
+                            then=replace(c.then, children=(tested(region, TESTED_BEFORE),)))
+            else:
+                c = tested(c, test)
+            children.append(c)
+        return replace(s, children=tuple(children))
+
+    return map_sequences(seq, fn)
 
 
 def without_tests_implied_by(seq, test: Expr):
