@@ -150,11 +150,11 @@ def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target)
     line = _kernel_line(result)
     assert "optimized" in line and "run only where its work reaches 2.0e5 statement instances" in line
     kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
-    # (told to the compiler as the likely branch: a long && chain would make it compile the
-    # optimized version as cold code, unvectorized)
-    guard = re.search(r"if \(S2S_LIKELY\((\(double\).*?>= 200000\.0)", kernel)
+    # (told to the compiler that either branch may run: a long && chain would make it compile
+    # the optimized version as cold code, unvectorized; and below the threshold the other one)
+    guard = re.search(r"if \(S2S_EITHER\((\(double\).*?>= 200000\.0)", kernel)
     assert guard, kernel
-    assert "#define S2S_LIKELY(c) __builtin_expect(!!(c), 1)" in result.source
+    assert "#define S2S_EITHER(c) __builtin_expect_with_probability(!!(c), 1, 0.5)" in result.source
     # the other branch is the user's loops
     assert "} else {\n      for (i = 0; i < n; i++) {\n        for (j = 0; j < n; j++) {\n" \
            "          for (k = 0; k < m; k++) {\n            C[i][j] += A[i][k] * B[j][k];" in kernel
@@ -249,8 +249,8 @@ def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeyp
     line = _kernel_line(result)
     assert "register-blocked" in line and "run only where its work reaches 5.0e3 statement instances" in line
     kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
-    assert re.search(r"if \(S2S_LIKELY\(\(double\).*?>= 5000\.0", kernel), kernel
-    parallel = re.search(r"if \(S2S_LIKELY\(\(double\)[^\n]*>= 100000\.0 && s2s_team_pays\([^\n]*, 200000, 200000\)\)\) "
+    assert re.search(r"if \(S2S_EITHER\(\(double\).*?>= 5000\.0", kernel), kernel
+    parallel = re.search(r"if \(S2S_EITHER\(\(double\)[^\n]*>= 100000\.0 && s2s_team_pays\([^\n]*, 200000, 200000\)\)\) "
                          r"\{\n(.*?)\n *\} else \{\n(.*)", kernel, re.S)
     assert parallel, kernel
     assert "#pragma omp parallel" in parallel.group(1) and "#pragma omp parallel" not in parallel.group(2)
@@ -328,7 +328,7 @@ def test_an_order_that_gains_only_in_parallel_runs_only_where_a_region_does(tmp_
     source.write_text(JACOBI_STEPS)
     result = optimize_c_file(str(source), [], PipelineOptions(mode="pluto", target="openmp"))
     smooth = result.source[result.source.index("static void smooth"):result.source.index("int main")]
-    assert smooth.count("S2S_LIKELY") == 1 and smooth.count("#pragma omp parallel for") == 2, smooth
+    assert smooth.count("S2S_EITHER") == 1 and smooth.count("#pragma omp parallel for") == 2, smooth
     # sizes known when compiling, every region below the threshold: nothing to gain
     src = tmp_path / "fixed.c"
     src.write_text(JACOBI_STEPS.replace("static void smooth(int steps, int n,", "#define n 30\n#define steps 5\n"

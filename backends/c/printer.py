@@ -103,6 +103,9 @@ class CPrinter:
         if node.likely:
             self.helpers[LIKELY] = _LIKELY_DEFINITION
             cond = f"{LIKELY}({cond})"
+        elif node.balanced:
+            self.helpers[EITHER] = _EITHER_DEFINITION
+            cond = f"{EITHER}({cond})"
         out = self.body(f"if ({cond})", node.then, level)
         if node.other is not None:
             rest = self.body("else", node.other, level)
@@ -221,6 +224,22 @@ _LIKELY_DEFINITION = f"""
 #define {LIKELY}(c) __builtin_expect(!!(c), 1)
 #else
 #define {LIKELY}(c) (c)
+#endif
+#endif
+"""
+
+# A test either of whose outcomes may be the common one: with no word on it gcc judges a long
+# `&&` chain unlikely and compiles its branch as cold code, without vectorizing it.
+EITHER = "S2S_EITHER"
+_EITHER_DEFINITION = f"""
+#ifndef {EITHER}
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_expect_with_probability)
+#define {EITHER}(c) __builtin_expect_with_probability(!!(c), 1, 0.5)
+#endif
+#endif
+#ifndef {EITHER}
+#define {EITHER}(c) (c)
 #endif
 #endif
 """

@@ -117,6 +117,9 @@ class IfElse:
     # back end tells the compiler so, which would otherwise judge a long && chain unlikely and
     # compile the optimized version as cold code
     likely: bool = False
+    # either branch may be the one that runs, as the sizes or the state of the threads decide (a
+    # test on the work): the C back end tells the compiler to compile neither as cold code
+    balanced: bool = False
 
 
 @dataclass(frozen=True)

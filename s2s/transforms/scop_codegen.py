@@ -150,9 +150,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             # the original code, under the same scope, for arrays that do overlap at run time
             # (or expanded arrays that could not be allocated, or too little work)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
+            on_work = work_guard is not None or parallel_test is not None
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
-                                                            original, likely=True),))
+                                                            original, likely=not on_work, balanced=on_work),))
         if expansion is not None:
             new = dataclasses.replace(new, children=expansion.allocations + new.children + expansion.releases)
         if scop.parent.id == sdfg.body.id:
@@ -184,7 +185,7 @@ def _sequential_where_no_region_runs(scop: Scop, sdfg: SDFG, new: Sequence, alte
     if runs_parallel is False:
         return seq, seq_vars, buffers, "; the sequential target's tiles: no region has the work to run in parallel"
     code = IfElse(f"C.wave.{new.id}", runs_parallel, Sequence(f"S.wave.{new.id}", new.children),
-                  Sequence(f"S.tiles.{new.id}", seq.children), likely=True)
+                  Sequence(f"S.tiles.{new.id}", seq.children), balanced=True)
     return (dataclasses.replace(new, children=(code,)), seq_vars, buffers,
             "; the sequential target's tiles where no region has the work to run in parallel")
 

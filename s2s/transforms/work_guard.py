@@ -286,12 +286,12 @@ def sequential_small_regions(sdfg, seq, threshold: int, kernel_threshold: int, s
             elif isinstance(c, Map) and c.id in versioned:
                 plain = with_id_suffix(_as_loop(c), "_seq")
                 c = IfElse(f"C.work.{c.id}", versioned[c.id], Sequence(f"S.par.{c.id}", (c,)),
-                           Sequence(f"S.seq.{c.id}", (plain,)), likely=True)
+                           Sequence(f"S.seq.{c.id}", (plain,)), balanced=True)
             elif isinstance(c, Block) and c.id in small_blocks:
                 c = _one_thread(c)
             elif isinstance(c, Block) and c.id in versioned_blocks:
                 c = IfElse(f"C.work.{c.id}", versioned_blocks[c.id], Sequence(f"S.par.{c.id}", (c,)),
-                           Sequence(f"S.seq.{c.id}", (with_id_suffix(_one_thread(c), "_seq"),)), likely=True)
+                           Sequence(f"S.seq.{c.id}", (with_id_suffix(_one_thread(c), "_seq"),)), balanced=True)
             children.append(c)
         return replace(s, children=tuple(children))
 
