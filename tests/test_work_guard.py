@@ -371,7 +371,7 @@ def test_a_wavefront_whose_regions_run_sequentially_walks_the_sequential_tiles(t
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=2000")
     # (the regions' average work is below, then above the threshold)
     line = _openmp_matches_gcc(tmp_path, SHORTEST_PATHS, ": relax: ", ("60", "200"))
-    assert "wavefront" in line and "the sequential target's tiles where no region has the work" in line, line
+    assert "wavefront" in line and "the sequential target's code where no region runs in parallel" in line, line
 
 
 def _openmp_matches_gcc(tmp_path, program: str, function: str, sizes: tuple[str, ...]) -> str:
@@ -415,3 +415,28 @@ def test_threads_start_only_where_the_scop_pays_for_it(tmp_path):
         }}
         """)
     assert _build_and_run(tmp_path, "team", program, ["-fopenmp"]) == "01101\n"
+
+
+@pytest.mark.parametrize("start", ["1e9", "1e4"])
+def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, monkeypatch, start):
+    # trmm at SMALL: the OpenMP target tiles it for a parallel loop, the sequential one leaves
+    # it untiled, its data staying in cache; where the threads do not start (run-time test)
+    # the sequential order runs. With threads started (1e4) or not (1e9), gcc's answer.
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,parallel=0,parallel_start={start},parallel_wake=0")
+    kdir = SUITE / "linear-algebra" / "blas" / "trmm"
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
+              "-DPOLYBENCH_DUMP_FULL_PRECISION", "-DSMALL_DATASET"]
+    result = optimize_c_file(str(kdir / "trmm.c"), common, PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if "kernel_trmm" in ln)
+    assert "the sequential target's code where no region runs in parallel" in line, line
+    assert "S2S_EITHER(" in result.source and "s2s_team_pays(" in result.source
+    gen = tmp_path / "trmm.c"
+    gen.write_text(result.source)
+    outs = []
+    for cc_args, source in (([], kdir / "trmm.c"), (["-fopenmp"], gen)):
+        exe = tmp_path / "a.out"
+        subprocess.run([REAL_CC, "-O2", *cc_args, *common, str(UTIL / "polybench.c"), str(source),
+                        "-o", str(exe), "-lm"], check=True, capture_output=True)
+        outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                                   env={"OMP_NUM_THREADS": "2"}).stderr)
+    assert outs[0] == outs[1]

@@ -81,9 +81,10 @@ class Choice:
     parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
                                       # thread it walks memory no better than the user's loops)
     wavefront: bool = False           # its parallelism is a wavefront of tiles
-    sequential: "Choice | None" = None   # with a wavefront: what the sequential target chose, for
-                                         # where no region has the work to run in parallel (the
-                                         # wavefront walks tiles diagonally, for nothing on one thread)
+    sequential: "Choice | None" = None   # what the sequential target chose, where it differs, for
+                                         # where no region runs in parallel (a wavefront walks tiles
+                                         # diagonally, for nothing on one thread; other parallel
+                                         # orders may walk memory worse than the sequential one)
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -102,21 +103,40 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
-    if choice.wavefront and choice.expansion is None:
+    may_run_alone = choice.wavefront or (options.parallel and not _starts_threads(work, options.thresholds))
+    if choice.schedule is not None and choice.expansion is None and may_run_alone:
         sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
-        if options.profitability and sequential.schedule is None and not sequential.scheduler_failed:
+        if (choice.wavefront and options.profitability and sequential.schedule is None
+                and not sequential.scheduler_failed):
             # (trisolv: its tiles cut every row's dot product into short streams, and the wavefront's
             # few tiles per diagonal did not make up for it on two cores: 0.8x of gcc)
             return dataclasses.replace(sequential, note=f"{sequential.note}; only a wavefront of tiles would run "
                                                         f"in parallel, and its tiles gain nothing on one thread",
                                        parallel=options.parallel, work=work)
-        if sequential.expansion is None:
+        if sequential.expansion is None and not _same_order(sequential.schedule, choice.schedule):
             choice = dataclasses.replace(choice, sequential=sequential)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel,
                                min_team_start_work=options.thresholds.parallel_start,
                                min_team_wake_work=options.thresholds.parallel_wake)
+
+
+def _starts_threads(work: Work, thresholds: WorkThresholds) -> bool:
+    """Whether the SCoP is known when compiling to do the work that starts its threads (their
+    run-time test, work_guard.team_test, then holds on free cores)."""
+    return work.count is not None and work.count >= thresholds.parallel_start
+
+
+def _same_order(a: isl.Schedule | None, b: isl.Schedule | None) -> bool:
+    """Whether two schedules run the statement instances in the same order (their marks and
+    loop options aside)."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return a.get_map().is_equal(b.get_map())
+    except isl.Error:
+        return False
 
 
 @dataclass(frozen=True)

@@ -172,9 +172,10 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
 
 def _sequential_where_no_region_runs(scop: Scop, sdfg: SDFG, new: Sequence, alternative: Choice,
                                      runs_parallel: Expr | bool) -> tuple[Sequence, list[str], list, str]:
-    """A wavefront's code where some region runs in parallel, else the sequential target's code
-    (``alternative``): on one thread the wavefront only walks the tiles diagonally. Returns the
-    code, the loop variables and packing buffers the alternative adds, and a note."""
+    """The parallel target's code where some region runs in parallel, else the sequential
+    target's (``alternative``): on one thread a wavefront only walks its tiles diagonally, and
+    other parallel orders may walk memory worse. Returns the code, the loop variables and
+    packing buffers the alternative adds, and a note."""
     seq, seq_vars = generate(scop, alternative.schedule, alternative.ast)
     probe = dataclasses.replace(sdfg, containers=sdfg.containers + tuple(
         Scalar(v, scalar_type("int"), Storage.STACK) for v in seq_vars if v not in sdfg.container_map))
@@ -183,11 +184,11 @@ def _sequential_where_no_region_runs(scop: Scop, sdfg: SDFG, new: Sequence, alte
     seq, buffers, _ = pack_invariant_rights_once(seq, probe.container_map)
     seq = with_id_suffix(seq, "_wseq")
     if runs_parallel is False:
-        return seq, seq_vars, buffers, "; the sequential target's tiles: no region has the work to run in parallel"
+        return seq, seq_vars, buffers, "; the sequential target's code: no region has the work to run in parallel"
     code = IfElse(f"C.wave.{new.id}", runs_parallel, Sequence(f"S.wave.{new.id}", new.children),
                   Sequence(f"S.tiles.{new.id}", seq.children), balanced=True)
     return (dataclasses.replace(new, children=(code,)), seq_vars, buffers,
-            "; the sequential target's tiles where no region has the work to run in parallel")
+            "; the sequential target's code where no region runs in parallel")
 
 
 def _work_guard(choice: Choice) -> Expr | None:
