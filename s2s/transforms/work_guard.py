@@ -50,8 +50,8 @@ class WorkThresholds:
     parallel_kernel: int = 1_000_000   # multiply-adds of a register-blocked kernel for it to run
                                        # on all cores (each thread packs panels of its own)
     parallel_start: int = 50_000_000   # statement instances of a SCoP execution that pay for the
-                                       # first start of the threads (creating them; on a VM also
-                                       # waking an idle virtual CPU: milliseconds)
+                                       # first start of the threads (libgomp creating them: up
+                                       # to milliseconds on a VM)
     parallel_wake: int = 1_000_000     # those that pay for waking them once they sleep
 
     @staticmethod
