@@ -11,4 +11,4 @@ import pytest
 @pytest.fixture(autouse=True)
 def _no_work_thresholds(monkeypatch):
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
-                                              "parallel_start=0,parallel_wake=0")
+                                              "parallel_start=0,parallel_wake=0,parallel_wavefront=0")

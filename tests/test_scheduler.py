@@ -611,7 +611,7 @@ def test_a_domain_that_fixes_an_iterator_gets_no_hyperplane_along_it(monkeypatch
             c = row.coefficients[name][:-1]
             assert not (row.kind == "hyperplane" and row.band >= 0 and c[2] and not c[1]), row
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
-                                              "parallel_start=0,parallel_wake=0")
+                                              "parallel_start=0,parallel_wake=0,parallel_wavefront=0")
     result = optimize_c_file(path, [], PipelineOptions(mode="pluto", profitability=False))
     (kernel,) = [line for line in result.report if ": kernel: " in line]
     assert "optimized" in kernel

@@ -440,3 +440,28 @@ def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, mon
         outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
                                    env={"OMP_NUM_THREADS": "2"}).stderr)
     assert outs[0] == outs[1]
+
+
+def test_a_wavefront_runs_on_threads_only_from_its_own_threshold(tmp_path, monkeypatch):
+    # lu's wavefront of tiles: a region per diagonal, few tiles in the first and last; below
+    # `parallel_wavefront` instances the sequential target's tiles run (a run-time test here)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,parallel_start=0,parallel_wake=0,"
+                                              "parallel_wavefront=3e4")
+    kdir = SUITE / "linear-algebra" / "solvers" / "lu"
+    common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+    result = optimize_c_file(str(kdir / "lu.c"), common + ["-DMINI_DATASET"],
+                             PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if "kernel_lu" in ln)
+    assert "wavefront" in line and "the sequential target's code where no region runs in parallel" in line, line
+    assert re.search(r"if \(S2S_EITHER\(\(double\)[^\n]*>= 30000\.0", result.source), line
+    gen = tmp_path / "lu.c"
+    gen.write_text(result.source)
+    for dataset in ("MINI", "SMALL"):   # 1.3e4 and 1.2e6 statement instances (bounding boxes)
+        outs = []
+        for cc_args, source in (([], kdir / "lu.c"), (["-fopenmp"], gen)):
+            exe = tmp_path / "a.out"
+            subprocess.run([REAL_CC, "-O2", *cc_args, *common, f"-D{dataset}_DATASET", str(UTIL / "polybench.c"),
+                            str(source), "-o", str(exe), "-lm"], check=True, capture_output=True)
+            outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                                       env={"OMP_NUM_THREADS": "2"}).stderr)
+        assert outs[0] == outs[1], dataset

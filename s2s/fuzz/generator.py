@@ -32,7 +32,8 @@ LOOP_VARS = ("i", "j", "k", "l")
 PARAM_NAMES = ("n", "m", "p")
 BIG_PARAM = "nb"
 # (threads started for any work: their run-time test is generated, and holds)
-ZERO_WORK = "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=1,parallel_wake=1"
+ZERO_WORK = ("optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
+             "parallel_start=1,parallel_wake=1,parallel_wavefront=1")
 FLOAT_CONSTS = ("0.5", "1.5", "0.25", "2.0", "0.1", "3.3", "0.75", "1.0")
 
 

@@ -78,6 +78,7 @@ class Choice:
     min_kernel_region_work: int = 0   # what a parallel register-blocked kernel needs
     min_team_start_work: int = 0      # what the SCoP needs to start the threads (work_guard.team_test)
     min_team_wake_work: int = 0       # and to wake them once they sleep
+    min_wavefront_work: int = 0       # what it needs for its wavefront of tiles to run on threads
     parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
                                       # thread it walks memory no better than the user's loops)
     wavefront: bool = False           # its parallelism is a wavefront of tiles
@@ -119,7 +120,8 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel,
                                min_team_start_work=options.thresholds.parallel_start,
-                               min_team_wake_work=options.thresholds.parallel_wake)
+                               min_team_wake_work=options.thresholds.parallel_wake,
+                               min_wavefront_work=options.thresholds.parallel_wavefront)
 
 
 def _starts_threads(work: Work, thresholds: WorkThresholds) -> bool:

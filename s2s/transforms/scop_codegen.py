@@ -108,6 +108,13 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             new = with_team_test(new, team)
             runs_parallel = team if runs_parallel is True else Binary("&&", runs_parallel, team)
             note += "; its threads only where they pay for their start (run-time test)"
+        if choice.wavefront and runs_parallel is not False and choice.min_wavefront_work > 0:
+            # (in front of the team's test, which counts on a region to follow where it holds)
+            if choice.work.below(choice.min_wavefront_work):
+                runs_parallel = False
+                note += f"; its wavefront below {short_count(choice.min_wavefront_work)} statement instances"
+            elif (enough := choice.work.guard(choice.min_wavefront_work)) is not None:
+                runs_parallel = enough if runs_parallel is True else Binary("&&", enough, runs_parallel)
         parallel_test = None
         alternative = choice.sequential if expansion is None and runs_parallel is not True else None
         parallel_only = choice.parallel_only

@@ -9,7 +9,8 @@ before the optimized version runs.
 
 The thresholds are settings (``WorkThresholds``): the defaults below, changed by the environment
 variable ``S2S_WORK_THRESHOLDS`` (``optimize=1e4,parallel=5e4,kernel=1e6,kernel_min=5e4,
-parallel_kernel=1e6,parallel_start=5e7,parallel_wake=1e6``) for a user or a tuner.
+parallel_kernel=1e6,parallel_start=5e7,parallel_wake=1e6,parallel_wavefront=5e8``) for a user or
+a tuner.
 
 Whether a region's threads are worth starting also depends on what they are doing: a SCoP's
 regions run on them only where ``TEAM_PAYS`` says so at run time, from the SCoP's work and the
@@ -53,12 +54,15 @@ class WorkThresholds:
                                        # first start of the threads (libgomp creating them: up
                                        # to milliseconds on a VM)
     parallel_wake: int = 1_000_000     # those that pay for waking them once they sleep
+    parallel_wavefront: int = 500_000_000   # those of a SCoP for a wavefront of tiles to run on
+                                            # threads (a region per diagonal, few tiles in the
+                                            # first and last ones; else the sequential order)
 
     @staticmethod
     def none() -> "WorkThresholds":
         """No threshold: optimized code whatever the sizes."""
         return WorkThresholds(optimize=0, parallel=0, kernel=0, kernel_min=0, parallel_kernel=0,
-                              parallel_start=0, parallel_wake=0)
+                              parallel_start=0, parallel_wake=0, parallel_wavefront=0)
 
     @staticmethod
     def parse(text: str, base: "WorkThresholds | None" = None) -> "WorkThresholds":

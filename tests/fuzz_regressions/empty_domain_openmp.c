@@ -1,4 +1,4 @@
-/* s2s-fuzz: seed=6005 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,parallel_start=0,parallel_wake=0 args=1,1 */
+/* s2s-fuzz: seed=6005 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,parallel_start=0,parallel_wake=0,parallel_wavefront=0 args=1,1 */
 /* A statement that never runs (j from 1 to 0) under -fopenmp: s2s-cc fell back with an isl error
    (isl_multi_union_pw_aff_from_union_map: cannot extract range space from empty input, s2s/schedule/tree.py _mupa). */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* s2s-fuzz: seed=3003631 target=openmp tile=8,5,2 fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0 profitability=off args=13 */
+/* s2s-fuzz: seed=3003631 target=openmp tile=8,5,2 fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0,parallel_wavefront=0 profitability=off args=13 */
 /* the expansion of scalar s0 built a SCoP whose expanded array it could not delinearize, and the */
 /* NotAffine escaped: s2s-cc compiled the file unchanged. expand() now gives up on such a SCoP. */
 

@@ -1,4 +1,4 @@
-/* s2s-fuzz: seed=3010542 target=openmp tile=4,3,4 fuse=max kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0 profitability=off args=1,1 */
+/* s2s-fuzz: seed=3010542 target=openmp tile=4,3,4 fuse=max kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0,parallel_wavefront=0 profitability=off args=1,1 */
 /* A scalar summed over the outer loop and touched only in the first iteration of an inner
    parallel tile loop (c1 == 0): the loop was rightly proven parallel with it shared, but the
    OpenMP back end made every scalar the body writes `private`, so the sum read an uninitialised

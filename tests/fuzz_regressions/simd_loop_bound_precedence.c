@@ -1,4 +1,4 @@
-/* s2s-fuzz: seed=3000311 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0 args=18,19 */
+/* s2s-fuzz: seed=3000311 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0,parallel_wavefront=0 args=18,19 */
 /* The loops were interchanged, the inner one (a SIMD loop) bounded by min(m - 1, j): the C
    printer wrote that Map's condition as `i < m - 1 < j ? m - 1 : j` (the comparison taken into
    the conditional's condition), which gcc rejects under `omp simd` and miscompiles in plain C. */

@@ -1,4 +1,4 @@
-/* s2s-fuzz: seed=3013931 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0 profitability=on args=17,4 */
+/* s2s-fuzz: seed=3013931 target=openmp tile=- fuse=smart kernels=on work=optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0,parallel_wavefront=0 profitability=on args=17,4 */
 /* The whole groups of a jammed row are found with isl set operations on the times at which */
 /* the copies run; on this strided, triangular nest they ran for minutes and s2s-cc hit its 60 s */
 /* limit (before the pointer check that keeps this SCoP as written anyway). They now have a */
