@@ -64,6 +64,21 @@ def _build_and_run(tmp_path, name: str, text: str, flags: list[str], threads: in
                           env={"OMP_NUM_THREADS": str(threads)}).stdout
 
 
+def _dumps_match_gcc(tmp_path, kernel, generated: str, flags: list[str]) -> None:
+    """Build the suite's ``kernel`` as written and ``generated`` (OpenMP) with ``flags``, run both
+    on two threads and compare their full-precision dumps."""
+    gen = tmp_path / kernel.name
+    gen.write_text(generated)
+    outs = []
+    for cc_args, source in (([], kernel), (["-fopenmp"], gen)):
+        exe = tmp_path / "a.out"
+        subprocess.run([REAL_CC, "-O2", *cc_args, *flags, str(UTIL / "polybench.c"), str(source),
+                        "-o", str(exe), "-lm"], check=True, capture_output=True)
+        outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                                   env={"OMP_NUM_THREADS": "2"}).stderr)
+    assert outs[0] == outs[1], flags
+
+
 PROGRAM = textwrap.dedent("""\
     #include <stdio.h>
     #include <stdlib.h>
@@ -200,16 +215,7 @@ def test_run_time_regions_are_versioned_and_expansion_allocates_only_with_the_wo
         line = next(ln for ln in result.report if "kernel_doitgen" in ln)
         assert "optimized" in line and "run only where its work reaches" in line
         assert re.search(r"sum_x\)\[[^]]*\] = .* >= 20000\.0 \? .*__builtin_malloc", result.source)
-        gen = tmp_path / "doitgen.c"
-        gen.write_text(result.source)
-        outs = []
-        for cc_args, source in (([], kdir / "doitgen.c"), (["-fopenmp"], gen)):
-            exe = tmp_path / "a.out"
-            subprocess.run([REAL_CC, "-O2", *cc_args, *common, *sizes, str(UTIL / "polybench.c"), str(source),
-                            "-o", str(exe), "-lm"], check=True, capture_output=True)
-            outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
-                                       env={"OMP_NUM_THREADS": "2"}).stderr)
-        assert outs[0] == outs[1], dataset
+        _dumps_match_gcc(tmp_path, kdir / "doitgen.c", result.source, common + sizes)
 
 
 GEMM_ALONG_ROWS = textwrap.dedent("""\
@@ -274,16 +280,7 @@ def test_a_wavefront_region_is_also_tested_on_the_average_work(tmp_path, monkeyp
     line = next(ln for ln in result.report if "kernel_lu" in ln)
     assert "wavefront" in line and "versioned on their work" in line, line
     assert re.search(r">= 50000\.0 \* \(double\)", result.source), line
-    gen = tmp_path / "lu.c"
-    gen.write_text(result.source)
-    outs = []
-    for cc_args, source in (([], kdir / "lu.c"), (["-fopenmp"], gen)):
-        exe = tmp_path / "a.out"
-        subprocess.run([REAL_CC, "-O2", *cc_args, *common, str(UTIL / "polybench.c"), str(source),
-                        "-o", str(exe), "-lm"], check=True, capture_output=True)
-        outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
-                                   env={"OMP_NUM_THREADS": "2"}).stderr)
-    assert outs[0] == outs[1]
+    _dumps_match_gcc(tmp_path, kdir / "lu.c", result.source, common)
 
 
 JACOBI_STEPS = textwrap.dedent("""\
@@ -430,16 +427,7 @@ def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, mon
     line = next(ln for ln in result.report if "kernel_trmm" in ln)
     assert "the sequential target's code where no region runs in parallel" in line, line
     assert "S2S_EITHER(" in result.source and "s2s_team_pays(" in result.source
-    gen = tmp_path / "trmm.c"
-    gen.write_text(result.source)
-    outs = []
-    for cc_args, source in (([], kdir / "trmm.c"), (["-fopenmp"], gen)):
-        exe = tmp_path / "a.out"
-        subprocess.run([REAL_CC, "-O2", *cc_args, *common, str(UTIL / "polybench.c"), str(source),
-                        "-o", str(exe), "-lm"], check=True, capture_output=True)
-        outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
-                                   env={"OMP_NUM_THREADS": "2"}).stderr)
-    assert outs[0] == outs[1]
+    _dumps_match_gcc(tmp_path, kdir / "trmm.c", result.source, common)
 
 
 def test_a_wavefront_runs_on_threads_only_from_its_own_threshold(tmp_path, monkeypatch):
@@ -454,14 +442,5 @@ def test_a_wavefront_runs_on_threads_only_from_its_own_threshold(tmp_path, monke
     line = next(ln for ln in result.report if "kernel_lu" in ln)
     assert "wavefront" in line and "the sequential target's code where no region runs in parallel" in line, line
     assert re.search(r"if \(S2S_EITHER\(\(double\)[^\n]*>= 30000\.0", result.source), line
-    gen = tmp_path / "lu.c"
-    gen.write_text(result.source)
     for dataset in ("MINI", "SMALL"):   # 1.3e4 and 1.2e6 statement instances (bounding boxes)
-        outs = []
-        for cc_args, source in (([], kdir / "lu.c"), (["-fopenmp"], gen)):
-            exe = tmp_path / "a.out"
-            subprocess.run([REAL_CC, "-O2", *cc_args, *common, f"-D{dataset}_DATASET", str(UTIL / "polybench.c"),
-                            str(source), "-o", str(exe), "-lm"], check=True, capture_output=True)
-            outs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True,
-                                       env={"OMP_NUM_THREADS": "2"}).stderr)
-        assert outs[0] == outs[1], dataset
+        _dumps_match_gcc(tmp_path, kdir / "lu.c", result.source, common + [f"-D{dataset}_DATASET"])
