@@ -101,20 +101,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                            None if packed else probed, choice.work)
         new = regions.seq
         note += "".join(f"; {s}" for s in regions.notes)
-        runs_parallel = regions.runs_parallel
-        team = team_test(choice.work, choice.min_team_start_work, choice.min_team_wake_work)
-        if team is not None and runs_parallel is not False:
-            # (last in every test: it counts on a region to follow where it holds)
-            new = with_team_test(new, team)
-            runs_parallel = team if runs_parallel is True else Binary("&&", runs_parallel, team)
-            note += "; its threads only where they pay for their start (run-time test)"
-        if choice.wavefront and runs_parallel is not False and choice.min_wavefront_work > 0:
-            # (in front of the team's test, which counts on a region to follow where it holds)
-            if choice.work.below(choice.min_wavefront_work):
-                runs_parallel = False
-                note += f"; its wavefront below {short_count(choice.min_wavefront_work)} statement instances"
-            elif (enough := choice.work.guard(choice.min_wavefront_work)) is not None:
-                runs_parallel = enough if runs_parallel is True else Binary("&&", enough, runs_parallel)
+        new, runs_parallel, told = _where_threads_run(choice, new, regions.runs_parallel)
+        note += told
         parallel_test = None
         alternative = choice.sequential if expansion is None and runs_parallel is not True else None
         parallel_only = choice.parallel_only
@@ -175,6 +163,27 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
         outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements; {note}"))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
+
+
+def _where_threads_run(choice: Choice, new: Sequence, runs_parallel: Expr | bool
+                       ) -> tuple[Sequence, Expr | bool, str]:
+    """``new`` with the test that its threads pay for their start (``team_test``) on each of its
+    parallel regions, and when some region runs on threads: ``runs_parallel`` (the regions'
+    work tests) and that test, and for a wavefront its own threshold. Also a note."""
+    note = ""
+    team = team_test(choice.work, choice.min_team_start_work, choice.min_team_wake_work)
+    if team is not None and runs_parallel is not False:
+        # (last in every test: it counts on a region to follow where it holds)
+        new = with_team_test(new, team)
+        runs_parallel = team if runs_parallel is True else Binary("&&", runs_parallel, team)
+        note += "; its threads only where they pay for their start (run-time test)"
+    if choice.wavefront and runs_parallel is not False and choice.min_wavefront_work > 0:
+        if choice.work.below(choice.min_wavefront_work):
+            return new, False, note + f"; its wavefront below {short_count(choice.min_wavefront_work)} instances"
+        enough = choice.work.guard(choice.min_wavefront_work)
+        if enough is not None:   # (in front of the team's test)
+            runs_parallel = enough if runs_parallel is True else Binary("&&", enough, runs_parallel)
+    return new, runs_parallel, note
 
 
 def _sequential_where_no_region_runs(scop: Scop, sdfg: SDFG, new: Sequence, alternative: Choice,
