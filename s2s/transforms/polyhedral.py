@@ -353,10 +353,10 @@ def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOpti
 
 def _kernel_threshold(stmt, pattern: MatMulPattern, options: OptimizeOptions) -> int:
     """The multiply-adds from which a kernel pays: ``kernel`` where the user's innermost loop
-    already runs along the rows of the result and of its right factors (gemm's i-k-j, which gcc
-    vectorizes well), else ``kernel_min`` (2mm's i-j-k, doitgen's, syr2k's ``A[j][k]`` read
-    down a column: only the panels' fixed cost to pay)."""
-    return options.thresholds.kernel if _runs_along_rows(stmt, pattern) else options.thresholds.kernel_min
+    already runs along the rows of the result (gemm's i-k-j, syrk's and syr2k's, which gcc
+    vectorizes well even where a factor is read down a column), else ``kernel_min`` (2mm's i-j-k,
+    doitgen's: a reduction innermost, only the panels' fixed cost to pay)."""
+    return options.thresholds.kernel if stmt.iterators[-1] == pattern.j else options.thresholds.kernel_min
 
 
 def _runs_along_rows(stmt, pattern: MatMulPattern) -> bool:
