@@ -17,6 +17,7 @@ from s2s.ir import (
     Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
     Tasklet, Ternary, Unary, expr as ex,
 )
+from s2s.schedule.loop_merge import merge_adjacent_loops
 from s2s.schedule.matmul import match_matmul, matmul_block, parse_mark_name
 from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark
 
@@ -265,8 +266,8 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None,
     if ast is None:
         ast = build.node_from_schedule(schedule)
     gen = _Generator(scop, itertools.count(), build)
-    body = gen.node(ast, {})
+    body = merge_adjacent_loops(Sequence("S.gen", tuple(gen.node(ast, {}))), scop.params, scop.context).children
     hoisted = [Declare(f"D.hoist.{name}", name) for name in scop.declared]
-    return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted + body)), gen.new_vars
+    return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted) + body), gen.new_vars
 
 
