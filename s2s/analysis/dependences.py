@@ -76,15 +76,8 @@ def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
     (callers then assume the worst). ``tree``, the same order as a schedule tree, is tried first:
     isl splits the problem along its sequences (about twice as fast on fuzzed programs of a dozen
     statements). It runs in a child process killed at the budget, as isl cannot be interrupted."""
-    def texts() -> tuple[str, str, str] | None:
-        flow = _isl_flow(sink, source, sched, tree)
-        if flow is None:
-            return None
-        return (flow.get_must_dependence().to_str(), flow.get_must_no_source().to_str(),
-                flow.get_may_no_source().to_str())
-
     try:
-        found = run_with_time_limit(texts, DATAFLOW_BUDGET_S)
+        found = run_with_time_limit(lambda: _isl_flow(sink, source, sched, tree), DATAFLOW_BUDGET_S)
     except TimeLimitExceeded:
         return None
     if found is None:
@@ -94,7 +87,9 @@ def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
 
 
 def _isl_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
-              tree: isl.Schedule | None) -> isl.UnionFlow | None:
+              tree: isl.Schedule | None) -> tuple[str, str, str] | None:
+    """The must-dependence, must-no-source and may-no-source relations, as text (they cross a
+    process boundary), or None where isl cannot tell within DATAFLOW_MAX_OPERATIONS."""
     info = isl.UnionAccessInfo.from_sink(sink).set_must_source(source)
     # isl rejects some schedule maps with loops that run downward ("affine expression involves
     # some of the domain dimensions"); the same order as one band of a schedule tree often passes
@@ -105,10 +100,18 @@ def _isl_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
     for order in orders:
         try:
             with isl_operation_limit(DATAFLOW_MAX_OPERATIONS):
-                return order().compute_flow()
+                flow = order().compute_flow()
         except isl.Error as error:
             if _out_of_quota(error):
                 return None
+            continue
+        try:
+            return (flow.get_must_dependence().to_str(), flow.get_must_no_source().to_str(),
+                    flow.get_may_no_source().to_str())
+        except isl.Error:
+            # isl ran out of operations inside compute_flow and handed back a flow without its
+            # relations (fuzz seed 2015706): it could not tell
+            return None
     return None
 
 
