@@ -483,6 +483,30 @@ def test_s2s_flags_never_reach_the_compiler(project):
     assert logged.count("\n") >= 4 and "--s2s" not in logged
 
 
+def test_rewritten_files_get_their_loops_aligned(project):
+    log = project / "argv.log"
+    gcc = write(project / "bin" / "gcc", f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec cc "$@"\n')
+    gcc.chmod(gcc.stat().st_mode | stat.S_IXUSR)
+    write(project / "src" / "empty.c", "int answer(void) { return 42; }\n")
+    write(project / "src" / "sum.c", "double sum(const double *a, int n) {\n  double s = 0;\n"
+                                     "  for (int i = 0; i < n; i++)\n    s += a[i];\n  return s;\n}\n")
+
+    def compiled(args, **env):
+        log.write_text("")
+        r = s2s_cc(["-O2", "-Isrc", "-c", *args], project, S2S_CC=str(gcc), S2S_MODE="identity", **env)
+        assert r.returncode == 0, r.stderr
+        return log.read_text()
+
+    assert "-falign-loops=64" in compiled(["src/sum.c"])          # (its loops regenerated)
+    assert "-falign-loops" not in compiled(["src/empty.c"])        # unchanged: the user's command
+    assert "-falign-loops" not in compiled(["src/sum.c"], S2S_ALIGN_LOOPS="0")
+    assert "-falign-loops=16" in compiled(["--s2s-align-loops=16", "src/sum.c"])
+    mine = compiled(["-falign-loops=32", "src/sum.c"])
+    assert "-falign-loops=32" in mine and "-falign-loops=64" not in mine
+    r = s2s_cc(["-Isrc", "-c", "src/sum.c"], project, S2S_CC=str(gcc), S2S_ALIGN_LOOPS="48")
+    assert r.returncode == 0 and "S2S_ALIGN_LOOPS='48' is not 0 or a power of two" in r.stderr
+
+
 def test_disable_is_pure_pass_through(project):
     fake, log = _logging_compiler(project)
     args = ["-O2", "-Isrc", "src/main.c", "src/util.c", "-o", "prog"]

@@ -295,6 +295,12 @@ class _Build:
                 command.append(f"-fdebug-prefix-map={os.path.dirname(path)}/={new + '/' if new else ''}")
             if cfg.target == "openmp" and result.changed and not _has_openmp(cl):
                 command.append("-fopenmp")
+            if result.changed and cfg.align_loops and _aligns_loops(cfg) and not any(
+                    tok.startswith("-falign-loops") or tok == "-fno-align-loops"
+                    for option in cl.options("-f") for tok in option.tokens):
+                # where a hot loop starts decides how fast it runs, and a rewritten function
+                # moves every loop after it, the user's untouched ones too
+                command.append(f"-falign-loops={cfg.align_loops}")
         command += self._color_flag()
         command += ["-S" if cl.stage == Stage.ASSEMBLY else "-c", "-o", output]
         if source.explicit:
@@ -460,6 +466,12 @@ def _has_openmp(cl: CommandLine) -> bool:
 def _is_cxx_driver(compiler: str) -> bool:
     name = os.path.basename(compiler)
     return "++" in name or name in ("c++", "CC") or name.startswith(("g++", "clang++"))
+
+
+def _aligns_loops(cfg: DriverSettings) -> bool:
+    """Whether the compiler takes gcc's ``-falign-loops=N`` (gcc, and clang from version 13)."""
+    name = os.path.basename(cfg.compiler_name)
+    return name in ("cc", "c99") or any(family in name for family in ("gcc", "clang"))
 
 
 def _wants_color(cfg: DriverSettings, cl: CommandLine) -> bool:

@@ -18,6 +18,9 @@ flag                environment            meaning
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
                                            0 means no limit)
+``--s2s-align-loops=N`` ``S2S_ALIGN_LOOPS=N``  loops of a file s2s rewrote start on N-byte boundaries
+                                           (gcc and clang's ``-falign-loops=N``; default 64, 0: the
+                                           compiler's default); unless the user sets it
 ``--s2s-disable``   ``S2S_DISABLE=1``      pure pass-through to the real compiler
 (none)              ``S2S_INJECT_FAULT=W`` testing hook: ``pipeline`` raises inside the optimize step,
                                            ``timeout`` makes it hang, ``compile`` makes the generated
@@ -40,10 +43,11 @@ from s2s.driver.pipeline import MODES
 TARGETS = ("c", "openmp")
 FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
+DEFAULT_ALIGN_LOOPS = 64
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
-                "profitability")
+                "profitability", "align-loops")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
@@ -66,6 +70,7 @@ class DriverSettings:
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
+    align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
     disable: bool = False
     inject_fault: str | None = None  # testing hook, see the module docstring
     warnings: tuple[str, ...] = ()  # problems met while reading the settings, one line each
@@ -132,7 +137,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         if name in given:
             value = given[name]
             return ("1" if value is None else value), f"{FLAG_PREFIX}{name}"
-        var = f"S2S_{name.upper()}"
+        var = f"S2S_{name.upper().replace('-', '_')}"
         return env.get(var), var
 
     def choice(name: str, allowed: tuple[str, ...], default: str) -> str:
@@ -184,6 +189,17 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
             tile_sizes = DEFAULT_TILE
             warnings.append(f"{origin}={value!r} is not a list of positive tile sizes; using the cache model")
 
+    align_loops = DEFAULT_ALIGN_LOOPS
+    value, origin = raw("align-loops")
+    if value:
+        try:
+            align_loops = int(value)
+            if align_loops < 0 or align_loops & (align_loops - 1):
+                raise ValueError(value)
+        except ValueError:
+            align_loops = DEFAULT_ALIGN_LOOPS
+            warnings.append(f"{origin}={value!r} is not 0 or a power of two; using {DEFAULT_ALIGN_LOOPS}")
+
     keep, _ = raw("keep")
     fault = env.get("S2S_INJECT_FAULT") or None
     if fault is not None and fault not in FAULTS:
@@ -201,6 +217,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,
+        align_loops=align_loops,
         disable=boolean("disable"),
         inject_fault=fault,
         warnings=tuple(warnings),
