@@ -96,7 +96,7 @@ DUMP_SIZES = {
     "seidel-2d": {"A": "N*N"},
 }
 
-TIME_RE = re.compile(r"^\d+\.\d{6}$")
+TIME_RE = re.compile(r"^\d+\.\d{9}$")   # (seconds to the nanosecond: MINI kernels run in microseconds)
 
 
 # --------------------------------------------------------------------------

@@ -30,7 +30,8 @@ def describe_returncode(rc: int) -> str:
 
 
 def parse_time(stdout: str) -> float | None:
-    """The last line that is a bare number (``%0.6f``), as printed by polybench_timer_print."""
+    """The last line that is a bare number (``%0.6f`` in PolyBench 4.2.1, ``%0.9f`` in our suite),
+    as printed by polybench_timer_print."""
     for line in reversed(stdout.splitlines()):
         m = _TIME_LINE.match(line)
         if m:

@@ -147,12 +147,12 @@ void polybench_timer_print(void)
   if (polybench_program_total_flops == 0)
     {
       printf("[PolyBench][WARNING] polybench_program_total_flops is not set\n");
-      printf("%0.6f\n", elapsed);
+      printf("%0.9f\n", elapsed);
     }
   else
     printf("%0.2f\n", (polybench_program_total_flops / elapsed) / 1.0e9);
 # else
-  printf("%0.6f\n", elapsed);
+  printf("%0.9f\n", elapsed);
 # endif
 #endif
 }
