@@ -12,9 +12,9 @@ which execute exactly what ``for (j = c0 + 1; j < n; j++) B(j);`` does, in the s
 one loop entry, one vector remainder and one alias check where the compiler vectorizes. The
 first loop runs ``[a, b)`` and the second ``[b, c)``; one loop over ``[a, c)`` runs their
 concatenation where the loops around prove that an empty first loop has ``a = b`` and an empty
-second one ``c = b`` (lu's: ``c0 + 1 <= i`` and ``i < n``). Other pairs stay apart: merged with a
-``min``/``max`` bound (the pieces of rows isl makes inside lu's tiles), they ran slower. Only
-sequential loops are merged: the iterations of two parallel loops may not run side by side.
+second one ``c = b`` (lu's: ``c0 + 1 <= i`` and ``i < n``). Other pairs, which would need a
+``min``/``max`` bound, stay apart (docs/optimizer.md says why). Only sequential loops are merged:
+the iterations of two parallel loops may not run side by side.
 """
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ class _Facts:
 
 
 class _Prover:
+    """Claims about the loops' bounds, decided by isl over the SCoP's parameters and context."""
+
     def __init__(self, params: tuple[str, ...], context: isl.Set):
         self.params = params
         self.context = context
