@@ -3,6 +3,7 @@ may replace them, and that its C expansion computes bit for bit what the loops c
 from __future__ import annotations
 
 import re
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -232,3 +233,19 @@ def test_kernels_can_be_turned_off(tmp_path):
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", kernels=False))
     assert not any("register-blocked" in ln for ln in result.report)
     assert "s2s_register_block" not in result.source
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_a_triangle_edge_that_stays_put_is_not_compared_with_itself(tmp_path, target):
+    # (j from 0, and j up to N, in every row: gcc's -Wall reports `N > N ? N : N`, and a -Werror
+    # build would then fall back to the user's file)
+    src = tmp_path / "mm.c"
+    src.write_text(PROGRAM)
+    source = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target)).source
+    assert not re.search(r"\(([\w ]+) [<>] \1 \?", source)
+    gen = tmp_path / "gen.c"
+    gen.write_text(source)
+    flags = ["-fopenmp"] if target == "openmp" else []
+    proc = subprocess.run(["cc", "-O2", "-Werror=tautological-compare", *flags, "-c", str(gen), "-o",
+                           str(tmp_path / "gen.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -175,7 +175,8 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         # taken is the narrowest (a lower triangle's widest rows are its last)
         def width(row: Expr) -> str:
             return f"({at_row(row, node.j.stop)} - {at_row(row, node.j.start)})"
-        block_index = f"({width(last_row)} > {width(node.i.start)} ? {nblocks} - 1 - {bi} : {bi})"
+        first_width, last_width = width(node.i.start), width(last_row)
+        block_index = bi if first_width == last_width else f"({last_width} > {first_width} ? {nblocks} - 1 - {bi} : {bi})"
     else:
         skip, block_index = [], bi
     row_blocks = [
@@ -353,11 +354,13 @@ def _operand(text: str) -> str:
 
 
 def _min(a: str, b: str) -> str:
-    return f"({a} < {b} ? {a} : {b})"
+    # (one bound twice, e.g. a triangle's edge that does not move with the row: no self-comparison,
+    # which gcc's -Wall reports and a -Werror build then fails on)
+    return a if a == b else f"({a} < {b} ? {a} : {b})"
 
 
 def _max(a: str, b: str) -> str:
-    return f"({a} > {b} ? {a} : {b})"
+    return a if a == b else f"({a} > {b} ? {a} : {b})"
 
 
 class _Names:
