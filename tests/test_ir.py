@@ -127,3 +127,18 @@ def test_expression_printing_keeps_structure():
     from s2s.ir import Unary
     assert format_expr(Unary("-", Unary("-", Sym("x")))) == "-(-x)"
     assert format_expr(Unary("-", Const("-1"))) == "-(-1)"
+
+
+def test_expression_printing_parenthesizes_what_gcc_asks_to():
+    """Nestings C parses without parentheses but -Wparentheses reports get them anyway."""
+    from s2s.ir import format_expr
+    a, b, c = Sym("a"), Sym("b"), Sym("c")
+    assert format_expr(Binary("||", Binary("&&", a, b), c)) == "(a && b) || c"
+    assert format_expr(Binary("||", a, Binary("&&", b, c))) == "a || (b && c)"
+    assert format_expr(Binary("&&", Binary("||", a, b), c)) == "(a || b) && c"
+    assert format_expr(Binary("<<", Binary("+", a, b), c)) == "(a + b) << c"
+    assert format_expr(Binary("&", Binary("==", a, b), c)) == "(a == b) & c"
+    assert format_expr(Binary("|", Binary("&", a, b), c)) == "(a & b) | c"
+    assert format_expr(Binary("==", Binary("<", a, b), c)) == "(a < b) == c"
+    assert format_expr(Binary("&&", Binary("<", a, b), c)) == "a < b && c"
+    assert format_expr(Binary("+", Binary("*", a, b), c)) == "a * b + c"

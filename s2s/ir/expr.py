@@ -220,6 +220,18 @@ _BINARY_PRECEDENCE = {
 }
 _UNARY = 14
 _POSTFIX = 15
+
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+# Nestings that C parses without parentheses but that gcc's -Wparentheses reports, as readers
+# misread them: the inner operator is parenthesized anyway.
+_CLARIFIED = {
+    "||": frozenset({"&&"}),
+    "<<": frozenset({"+", "-"}), ">>": frozenset({"+", "-"}),
+    "&": frozenset({"+", "-"}) | _COMPARISONS,
+    "^": frozenset({"&", "+", "-"}) | _COMPARISONS,
+    "|": frozenset({"&", "^", "+", "-"}) | _COMPARISONS,
+    **{op: _COMPARISONS for op in _COMPARISONS},
+}
 _TERNARY = 3
 
 
@@ -271,7 +283,12 @@ class ExprPrinter:
 
     def print_Binary(self, e: Binary) -> str:
         p = _BINARY_PRECEDENCE[e.op]
-        return f"{self.print(e.lhs, p)} {e.op} {self.print(e.rhs, p + 1)}"
+        return f"{self._operand(e.op, e.lhs, p)} {e.op} {self._operand(e.op, e.rhs, p + 1)}"
+
+    def _operand(self, op: str, operand: Expr, min_precedence: int) -> str:
+        if isinstance(operand, Binary) and operand.op in _CLARIFIED.get(op, ()):
+            return f"({self.print(operand)})"
+        return self.print(operand, min_precedence)
 
     def print_Ternary(self, e: Ternary) -> str:
         # The middle operand is parsed as if parenthesised; the last one binds like an assignment.
