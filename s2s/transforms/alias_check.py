@@ -38,20 +38,30 @@ def _aff_expr(aff: isl.Aff, params: tuple[str, ...]) -> Expr:
     return out
 
 
-def _bound(pa: isl.PwAff, params: tuple[str, ...], lowest: bool) -> Expr:
-    """A C expression for ``pa``; a piecewise bound becomes the smallest (``lowest``) or largest
-    of its pieces, each evaluated at the run-time parameters: a box that may be wider than the
-    touched one, never narrower."""
-    pieces: list = []
-    pa.foreach_piece(lambda s, a: pieces.append(a))
+def _bound(pa: isl.PwAff, params: tuple[str, ...], lowest: bool, context: isl.Set) -> Expr:
+    """A C expression for ``pa`` where it is defined. A piecewise bound picks its piece by the
+    piece's condition on the parameters; where a condition cannot be written in C, it becomes
+    the smallest (``lowest``) or largest of its pieces, each evaluated at the run-time
+    parameters: a box that may be wider than the touched one, never narrower."""
+    pieces: list[tuple[isl.Set, isl.Aff]] = []
+    pa.foreach_piece(lambda s, a: pieces.append((s, a)))
     if not pieces:
         raise Uncheckable("empty range")
-    out = _aff_expr(pieces[0], params)
-    for piece in pieces[1:]:
-        e = _aff_expr(piece, params)
-        if e != out:
-            out = Ternary(Binary("<" if lowest else ">", e, out), e, out)
-    return out
+    values = [_aff_expr(a, params) for _, a in pieces]
+    where = pa.domain().intersect_params(context)
+    try:
+        out = values[-1]
+        for (s, _), e in zip(reversed(pieces[:-1]), reversed(values[:-1])):
+            condition = _params_condition(s.gist(where).coalesce(), params)
+            if e != out:
+                out = e if condition is None else Ternary(condition, e, out)
+        return out
+    except Uncheckable:
+        out = values[0]
+        for e in values[1:]:
+            if e != out:
+                out = Ternary(Binary("<" if lowest else ">", e, out), e, out)
+        return out
 
 
 @dataclass(frozen=True)
@@ -98,8 +108,8 @@ def touched_box(scop: Scop, array: str) -> Box:
         raise Uncheckable(f"{array} is not accessed")
     touched = touched.coalesce()
     n = touched.dim(isl.dim_type.set)
-    lo = [_bound(touched.dim_min(k), scop.params, lowest=True) for k in range(n)]
-    hi = [_bound(touched.dim_max(k), scop.params, lowest=False) for k in range(n)]
+    lo = [_bound(touched.dim_min(k), scop.params, lowest=True, context=scop.context) for k in range(n)]
+    hi = [_bound(touched.dim_max(k), scop.params, lowest=False, context=scop.context) for k in range(n)]
     nonempty = _params_condition(touched.params().gist(scop.context).coalesce(), scop.params)
     return Box(lo, hi, nonempty)
 
