@@ -2,43 +2,146 @@
 
 Code generation may change the value a loop variable has after its loop (isl's loops end at other
 values, or have other names). A loop variable declared outside its loop is live after the SCoP
-unless the next code to mention it overwrites it first (the usual ``for (i = 0; ...)`` again).
+when some path from the SCoP's end reads it before overwriting it. The paths are followed through
+the control tree: the rest of the SCoP's sequence, the next iterations of the loops around it, and
+the code after them, up to the end of the variable's scope (its declaration's block, or the
+function). A read is anything that may read: a loop header, a subscript, opaque code; a path
+that may leave by ``break`` or ``continue`` reads everything.
 """
 from __future__ import annotations
 
+import re
+from enum import Enum
+
 from s2s.analysis.scop import Scop
-from s2s.ir import For, Storage, expr as ex
+from s2s.ir import Block, Break, Continue, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, Storage, \
+    While, expr as ex
+from s2s.ir.control import child_nodes, walk
 from s2s.ir.rewrite import mentioned_names
+
+
+_JUMP = re.compile(r"\b(goto|break|continue|longjmp)\b")
+
+
+class First(Enum):
+    """What a piece of code does first with a variable, on every path through it."""
+
+    READS = "reads"           # some path may read it before writing it
+    OVERWRITES = "overwrites"  # every path writes it before reading it, or ends the function
+    NEITHER = "neither"        # some path leaves it as it was
 
 
 def live_loop_variables(scop: Scop) -> list[str]:
     sdfg = scop.sdfg
     containers = sdfg.container_map
-    in_scop = {id(n) for n in scop.nodes}
     outside = {l.node.var for l in scop.loops if not l.node.declares_var}
+    path = _path_to(sdfg.body, scop.parent)
+    if path is None:
+        return sorted(outside)
+    in_scop = {id(n) for n in scop.nodes}
+    indices = [k for k, c in enumerate(scop.parent.children) if id(c) in in_scop]
     live = []
-    children = list(scop.parent.children)
-    last = max(k for k, c in enumerate(children) if id(c) in in_scop)
     for v in sorted(outside):
         data = containers.get(v)
-        if data is None or data.storage in (Storage.GLOBAL, Storage.STATIC_LOCAL):
-            live.append(v)
-            continue
-        verdict = None
-        for later in children[last + 1:]:
-            if v in set(mentioned_names(later)):
-                killed = isinstance(later, For) and later.var == v and v not in ex.names(later.init)
-                verdict = "dead" if killed else "live"
-                break
-        if verdict is None:
-            if scop.parent.id == sdfg.body.id:
-                verdict = "dead"
-            else:
-                # nested in other control: dead only if nothing else in the function mentions it
-                others = [n for n in sdfg.body.children]
-                mentions = sum(1 for n in others for name in mentioned_names(n) if name == v)
-                inside = sum(1 for n in scop.nodes for name in mentioned_names(n) if name == v)
-                verdict = "dead" if mentions == inside else "live"
-        if verdict == "live":
+        if data is None or data.storage in (Storage.GLOBAL, Storage.STATIC_LOCAL) or _read_later(
+                v, path, indices[0], indices[-1]):
             live.append(v)
     return live
+
+
+def _path_to(root: ControlNode, target: Sequence) -> list[ControlNode] | None:
+    """The nodes from ``root`` down to ``target`` (both included)."""
+    if root is target:
+        return [root]
+    for child in child_nodes(root):
+        below = _path_to(child, target)
+        if below is not None:
+            return [root, *below]
+    return None
+
+
+def _read_later(v: str, path: list[ControlNode], first: int, last: int) -> bool:
+    """Whether ``v`` may be read once children ``first..last`` of ``path[-1]`` have run."""
+    level = len(path) - 1
+    while True:
+        seq = path[level]
+        verdict = _first_in(v, seq.children[last + 1:])
+        if verdict is not First.NEITHER:
+            return verdict is First.READS
+        if any(isinstance(c, Declare) and c.name == v for c in seq.children[:first]):
+            return False  # its block ends here (a next iteration declares it anew)
+        if level == 0:
+            return False  # the function ends
+        holder = path[level - 1]
+        if isinstance(holder, (For, While, Map)):
+            header = ex.names(holder.cond) if isinstance(holder, While) else (
+                ex.names(holder.update) | ex.names(holder.cond) if isinstance(holder, For) else set())
+            # the next iteration: the loop's test, then its body down to where we came from
+            if v in header or _first_in(v, seq.children[:last + 1]) is First.READS:
+                return True
+        level -= 1
+        while not isinstance(path[level], Sequence):
+            level -= 1
+        element = path[level + 1]
+        first = last = next(k for k, c in enumerate(path[level].children) if c is element)
+
+
+def _first_in(v: str, nodes: tuple[ControlNode, ...] | list[ControlNode]) -> First:
+    for node in nodes:
+        if isinstance(node, Declare) and node.name == v:
+            return First.NEITHER  # the rest of the block means another variable
+        verdict = _first(v, node)
+        if verdict is not First.NEITHER:
+            return verdict
+    return First.NEITHER
+
+
+def _jumps(node: ControlNode) -> bool:
+    return isinstance(node, (Break, Continue)) or isinstance(node, Opaque) and bool(_JUMP.search(node.text))
+
+
+def _first(v: str, node: ControlNode) -> First:
+    if isinstance(node, Return):
+        return First.READS if node.value is not None and v in ex.names(node.value) else First.OVERWRITES
+    if any(_jumps(n) for n in walk(node)):
+        return First.READS
+    if v not in set(mentioned_names(node)):
+        return First.NEITHER
+    if isinstance(node, Sequence):
+        return _first_in(v, node.children)
+    if isinstance(node, Block):
+        graph = node.graph
+        if (any(e.data == v for e in graph.reads()) or any(e.data == v and e.wcr for e in graph.writes())
+                or any(v in ex.names(s) for e in graph.edges for s in e.subset if not hasattr(s, "start"))
+                or any(v in ex.names(c.expr) for c in graph.computations() if hasattr(c, "expr"))):
+            return First.READS
+        return First.OVERWRITES if any(e.data == v for e in graph.writes()) else First.READS
+    if isinstance(node, For):
+        if node.declares_var and node.var == v:
+            return First.NEITHER  # another variable, in scope in the loop only
+        if v in ex.names(node.init):
+            return First.READS
+        if node.var == v:
+            return First.OVERWRITES
+        if v in ex.names(node.cond) or _first(v, node.body) is First.READS or v in ex.names(node.update):
+            return First.READS
+        return First.NEITHER  # the body may not run
+    if isinstance(node, Map):
+        if v in ex.names(node.start) | ex.names(node.stop) | ex.names(node.step) or v in node.private:
+            return First.READS
+        return First.NEITHER if node.var == v or _first(v, node.body) is not First.READS else First.READS
+    if isinstance(node, IfElse):
+        if v in ex.names(node.cond):
+            return First.READS
+        branches = [_first(v, node.then), _first(v, node.other) if node.other is not None else First.NEITHER]
+        if First.READS in branches:
+            return First.READS
+        return First.OVERWRITES if all(b is First.OVERWRITES for b in branches) else First.NEITHER
+    if isinstance(node, While):
+        body = _first(v, node.body)
+        if node.test_first:
+            return First.READS if v in ex.names(node.cond) or body is First.READS else First.NEITHER
+        if body is not First.NEITHER:
+            return body
+        return First.READS if v in ex.names(node.cond) else First.NEITHER
+    return First.READS  # opaque code, and anything else: it may read
