@@ -605,6 +605,63 @@ def test_warnings_reach_the_user_once(tmp_path):
     assert "w.c:1:" in r.stderr
 
 
+C89_FILTERS_C = """\
+#include <stdio.h>
+#define H 300
+#define W 400
+static float img[H][W], tmp[H][W];
+
+static void sharpen(void)
+{
+  int i, j;
+  for (j = 1; j < W - 1; j++)
+    for (i = 1; i < H - 1; i++)
+      tmp[i][j] = 5.0f * img[i][j] - img[i - 1][j] - img[i + 1][j] - img[i][j - 1] - img[i][j + 1];
+}
+
+static void relax(int sweeps)
+{
+  int s = 0;
+  while (s < sweeps) {
+    int i, j;
+    for (j = 0; j < W; j++)
+      for (i = 0; i < H; i++)
+        img[i][j] = 0.5f * img[i][j] + 0.25f * tmp[i][j];
+    s++;
+  }
+}
+
+int main(void)
+{
+  int i, j;
+  double sum = 0;
+  for (i = 0; i < H; i++)
+    for (j = 0; j < W; j++)
+      img[i][j] = (float)((i * 7 + j * 13) % 31) / 31.0f;
+  sharpen();
+  relax(3);
+  for (i = 0; i < H; i++)
+    for (j = 0; j < W; j++)
+      sum += img[i][j] * ((i + j) % 5 + 1);
+  printf("%.6f\\n", sum);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_c89_declarations_the_new_loops_replace_stay_quiet(tmp_path, target):
+    """``int i, j;`` declared before loops that s2s replaces by loops declaring their own
+    variables: -Wall -Werror must not see an unused variable (nor fall back over one)."""
+    write(tmp_path / "filters.c", C89_FILTERS_C)
+    flags = ["-O2", "-Wall", "-Werror", *(["-fopenmp"] if target == "openmp" else []), "filters.c", "-o"]
+    r = s2s_cc([*flags, "opt", "--s2s-report"], tmp_path, **PLUTO, S2S_TARGET=target)
+    assert r.returncode == 0 and not notes(r.stderr), r.stderr
+    assert re.search(r"sharpen: SCoP .* optimized", r.stderr) and re.search(r"relax: SCoP .* optimized", r.stderr)
+    assert run(["cc", *flags, "ref"], tmp_path).returncode == 0
+    assert run([tmp_path / "opt"], tmp_path).stdout == run([tmp_path / "ref"], tmp_path).stdout
+
+
 def test_recursion_guard(tmp_path):
     write(tmp_path / "a.c", "int main(void){return 0;}\n")
     r = run([S2S_CC, "a.c", "-o", "a"], tmp_path, clean_env(S2S_CC=str(S2S_CC)), timeout=60)

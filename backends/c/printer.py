@@ -13,6 +13,7 @@ from s2s.ir import (
     ROWS_APART,
 )
 from s2s.ir import expr as ex
+from s2s.ir.rewrite import free_names
 
 from backends.c.matmul import expand_matmul, expand_packed_right
 
@@ -46,18 +47,24 @@ class CPrinter:
     # --- control --------------------------------------------------------------------------------
 
     def print_Sequence(self, node: Sequence, level: int) -> list[str]:
-        out = [self.pad(level) + "{"]
-        for child in node.children:
-            out += self.lines(child, level + 1)
-        out.append(self.pad(level) + "}")
-        return out
+        return [self.pad(level) + "{", *self.children(node, level + 1), self.pad(level) + "}"]
 
     def body(self, header: str, body: Sequence, level: int) -> list[str]:
         """``header`` followed by a braced body."""
-        inner = []
-        for child in body.children:
-            inner += self.lines(child, level + 1)
-        return [self.pad(level) + header + " {", *inner, self.pad(level) + "}"]
+        return [self.pad(level) + header + " {", *self.children(body, level + 1), self.pad(level) + "}"]
+
+    def children(self, node: Sequence, level: int) -> list[str]:
+        """The statements of a sequence, less the declarations nothing after them refers to (the
+        user's loops that used them may have been replaced by loops with variables of their own:
+        left in, they would draw -Wunused-variable where the user's build had no warning)."""
+        kept: list[ControlNode] = []
+        later: set[str] = set()  # the names the statements after this one refer to
+        for child in reversed(node.children):
+            if not (isinstance(child, Declare) and child.init is None and child.init_text is None
+                    and child.name not in later):
+                kept.append(child)
+                later |= free_names(child)
+        return [line for child in reversed(kept) for line in self.lines(child, level)]
 
     def print_For(self, node: For, level: int) -> list[str]:
         var = node.var

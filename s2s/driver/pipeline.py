@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from s2s.errors import S2SError
+
+if TYPE_CHECKING:
+    from s2s import ir
 
 MODES = ("identity", "isl", "pluto", "off")
 
@@ -80,13 +83,15 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
             original = {id(n) for n in sdfg.body.children}
             chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
+            still_used = _declarations_still_used(sdfg.body, new.body, chosen)
             sdfg = new
         else:
             chosen = [n for n in sdfg.body.children if _spliceable(n) and contains_loop(n)]
+            still_used = {}
             report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
                           for n in chosen)
         printer = OpenMPPrinter(sdfg) if options.target == "openmp" else CPrinter(sdfg)
-        replacements.extend(Replacement(n.origin, printer.statement(n)) for n in chosen)
+        replacements.extend(Replacement(n.origin, still_used.get(id(n), "") + printer.statement(n)) for n in chosen)
         helpers.append(printer.helpers)
     # the kernels' helper functions use only built-in types: they can go before everything
     source = merged_definitions(helpers) + splice(text, path_text, replacements)
@@ -96,6 +101,32 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         report=report,
         ir_json=serialize.dumps(unit) if options.emit_ir else None,
     )
+
+
+def _declarations_still_used(old: ir.Sequence, new: ir.Sequence, chosen: list[ir.ControlNode]) -> dict[int, str]:
+    """Statements to put before regenerated regions so that the declarations at the top of the
+    function that only the user's replaced loops referred to still count as used: ``int i, j;``
+    stays in the user's text, and -Wunused-variable must not fire where cc was silent. By id of
+    the region, the text to put first (``sizeof`` evaluates nothing)."""
+    from s2s.ir import Declare
+    from s2s.ir.rewrite import free_names
+
+    def referenced(body: ir.Sequence) -> set[str]:
+        return set().union(*(free_names(n) for n in body.children))
+
+    lost = referenced(old) - referenced(new)
+    if not lost:
+        return {}
+    regions = {id(n) for n in chosen}
+    declared: list[str] = []
+    texts: dict[int, str] = {}
+    for n in new.children:
+        if isinstance(n, Declare) and n.name in lost:
+            declared.append(n.name)
+        elif id(n) in regions and declared:
+            texts[id(n)] = "".join(f"(void)sizeof({name});\n" for name in declared)
+            declared = []
+    return texts
 
 
 def _spliceable(node) -> bool:

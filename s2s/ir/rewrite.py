@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from s2s.ir import expr as ex
 from s2s.ir.control import (
-    LOOPS, Block, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, While, walk,
+    LOOPS, Block, ControlNode, Declare, For, IfElse, Map, Opaque, Return, Sequence, While, child_nodes, walk,
 )
 
 
@@ -46,33 +46,59 @@ def replace_run(root: Sequence, parent_id: str, first_id: str, count: int, new: 
 def mentioned_names(node: ControlNode) -> Iterator[str]:
     """Every name a subtree refers to (reads or writes), including inside opaque text."""
     for n in walk(node):
-        if isinstance(n, (For,)):
-            yield n.var
-            for e in (n.init, n.cond, n.update):
-                yield from ex.names(e)
-        elif isinstance(n, Map):
-            yield n.var
-            for e in (n.start, n.stop, n.step):
-                yield from ex.names(e)
-        elif isinstance(n, (IfElse, While)):
-            yield from ex.names(n.cond)
-        elif isinstance(n, Return) and n.value is not None:
-            yield from ex.names(n.value)
-        elif isinstance(n, Declare):
-            yield n.name
-        elif isinstance(n, Block):
-            for e in n.graph.edges:
-                yield e.data
-                for s in e.subset:
-                    if not hasattr(s, "start"):
-                        yield from ex.names(s)
-            for c in n.graph.computations():
-                if hasattr(c, "expr"):
-                    yield from ex.names(c.expr)
-        elif isinstance(n, Opaque):
-            yield from re.findall(r"[A-Za-z_]\w*", n.text)
+        yield from _own_names(n)
 
 
+def _own_names(n: ControlNode) -> Iterator[str]:
+    """The names one node refers to itself, not through its children."""
+    if isinstance(n, (For,)):
+        yield n.var
+        for e in (n.init, n.cond, n.update):
+            yield from ex.names(e)
+    elif isinstance(n, Map):
+        yield n.var
+        yield from n.private
+        for e in (n.start, n.stop, n.step) + ((n.team_if,) if n.team_if is not None else ()):
+            yield from ex.names(e)
+    elif isinstance(n, (IfElse, While)):
+        yield from ex.names(n.cond)
+    elif isinstance(n, Return) and n.value is not None:
+        yield from ex.names(n.value)
+    elif isinstance(n, Declare):
+        yield n.name
+        if n.init_text is not None:
+            yield from re.findall(r"[A-Za-z_]\w*", n.init_text)
+    elif isinstance(n, Block):
+        for e in n.graph.edges:
+            yield e.data
+            for s in e.subset:
+                if not hasattr(s, "start"):
+                    yield from ex.names(s)
+        for c in n.graph.computations():
+            if hasattr(c, "expr"):
+                yield from ex.names(c.expr)
+    elif isinstance(n, Opaque):
+        yield from re.findall(r"[A-Za-z_]\w*", n.text)
+
+
+def free_names(node: ControlNode) -> set[str]:
+    """The names a subtree refers to that it does not declare itself, as C scopes them: a
+    declaration covers the rest of its sequence (its own initializer included), a loop that
+    declares its variable covers that loop."""
+    if isinstance(node, Sequence):
+        out: set[str] = set()
+        declared: set[str] = set()
+        for child in node.children:
+            out |= free_names(child) - declared
+            if isinstance(child, Declare):
+                declared.add(child.name)
+        return out
+    own = set(_own_names(node))
+    for child in child_nodes(node):
+        own |= free_names(child)
+    if isinstance(node, Declare) or isinstance(node, Map) or (isinstance(node, For) and node.declares_var):
+        own.discard(node.var if isinstance(node, (For, Map)) else node.name)
+    return own
 
 
 def with_id_suffix(node: ControlNode, suffix: str) -> ControlNode:
