@@ -44,7 +44,9 @@ def test_generator_covers_what_the_issue_asks_for():
                     r"\w\[\d?\*?i\*n ",  # linearized with a parameter leading dimension
                     r"float \*v0 = buf \+", r"static \w+ \*v\d;", r"kernel\(.*g_buf \+",  # views, 3 ways
                     r"\+= \(\w\[i\]\[k\] \* \w\[k\]\[j\]\)",  # the matrix-multiply pattern
-                    r"g_result", r"s\d \+= "):  # scalars and reductions into them
+                    r"g_result", r"s\d \+= ",  # scalars and reductions into them
+                    # C89 style: loop variables declared at the top, some read after their loops
+                    r"\n  int i(, | = 0)", r"for \(j = ", r"g_result\[\d\] = [ijkl];"):
         assert re.search(pattern, joined), pattern
     assert any(t.count("for (int i") >= 4 for t in texts)  # several nests
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from s2s.fuzz.model import (
     FLOAT_TYPES, INT_TYPES, Access, Array, BinOp, BuildConfig, Cond, Const, Expr, If, Loop, LoopVar, Node, Poly,
-    Program, ScalarDecl, ScalarRef, Stmt, const, var,
+    Program, ScalarDecl, ScalarRef, Stmt, const, var, walk_nodes,
 )
 from s2s.fuzz.sizing import TooBig, finalize
 
@@ -43,10 +43,21 @@ def generate(seed: int) -> Program:
         draft = _Draft(rng, seed).program()
         try:
             program = finalize(draft)
-            return finalize(_place_views(program, rng))
+            return _declare_at_top(finalize(_place_views(program, rng)), random.Random(f"{seed}/declarations"))
         except TooBig:
             continue
     raise RuntimeError(f"seed {seed}: no program small enough in 50 draws")
+
+
+def _declare_at_top(program: Program, rng: random.Random) -> Program:
+    """In some programs, C89 style: the loop variables are declared at the kernel's top, and some
+    are read after their loops (the optimizer must keep their final values or the user's loops).
+    A random stream of its own keeps the rest of each seed's program as it was."""
+    if rng.random() >= 0.35:
+        return program
+    names = tuple(dict.fromkeys(n.var for n in walk_nodes(program.body) if isinstance(n, Loop)))
+    read_after = tuple(v for v in names if rng.random() < 0.4)
+    return replace(program, declared_at_top=names, read_after=read_after)
 
 
 def _place_views(program: Program, rng: random.Random) -> Program:

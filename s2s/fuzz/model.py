@@ -247,6 +247,10 @@ class Program:
     scalars: tuple[ScalarDecl, ...]  # kernel-level scalars, stored into g_result at the end
     body: tuple[Node, ...]
     config: BuildConfig = field(default_factory=BuildConfig)
+    # C89 style: these loop variables are declared at the kernel's top (``int i, j;``), not by their
+    # loops; those in ``read_after`` start at 0 and their final values go into g_result
+    declared_at_top: tuple[str, ...] = ()
+    read_after: tuple[str, ...] = ()
 
     def array(self, name: str) -> Array:
         return next(a for a in self.arrays if a.name == name)

@@ -43,7 +43,7 @@ def to_c(program: Program, header: str = "") -> str:
             out.append(f"static {a.ctype} {storage_name(a)}{''.join(f'[{d}]' for d in a.dims)};")
         elif a.view_kind == "global":
             out.append(f"static {a.ctype} *{a.name};")
-    n_results = len(program.scalars)
+    n_results = len(program.scalars) + len(program.read_after)
     if n_results:
         out.append(f"static double g_result[{n_results}];")
     out.append("")
@@ -73,12 +73,15 @@ def to_c(program: Program, header: str = "") -> str:
     out.append(f"void kernel({', '.join(params) or 'void'})")
     out.append("{")
     out += local_views
+    if program.declared_at_top:
+        names = [f"{v} = 0" if v in program.read_after else v for v in program.declared_at_top]
+        out.append(f"  int {', '.join(names)};")
     for s in program.scalars:
         out.append(f"  {s.ctype} {s.name} = {s.init.text};")
     for node in program.body:
-        _node(node, 1, types, arrays, out)
-    for k, s in enumerate(program.scalars):
-        out.append(f"  g_result[{k}] = {s.name};")
+        _node(node, 1, types, arrays, out, program.declared_at_top)
+    for k, name in enumerate([s.name for s in program.scalars] + list(program.read_after)):
+        out.append(f"  g_result[{k}] = {name};")
     out.append("}")
     out.append("")
 
@@ -124,25 +127,27 @@ def target_type(target: Access | ScalarRef, types: dict[str, str], arrays: dict[
     return arrays[target.array].ctype if isinstance(target, Access) else types[target.name]
 
 
-def _node(node: Node, depth: int, types: dict[str, str], arrays: dict[str, Array], out: list[str]) -> None:
+def _node(node: Node, depth: int, types: dict[str, str], arrays: dict[str, Array], out: list[str],
+          at_top: tuple[str, ...] = ()) -> None:
     pad = "  " * depth
     if isinstance(node, Loop):
         v = node.var
+        declare = "" if v in at_top else "int "
         step = f"{v}++" if node.step == 1 else f"{v} += {node.step}"
         if node.descending:
             start = node.upper.c() if node.inclusive else node.upper.shifted(-1).c()
             step = f"{v}--" if node.step == 1 else f"{v} -= {node.step}"
-            out.append(f"{pad}for (int {v} = {start}; {v} >= {node.lower.c()}; {step})")
+            out.append(f"{pad}for ({declare}{v} = {start}; {v} >= {node.lower.c()}; {step})")
         else:
             cmp = "<=" if node.inclusive else "<"
-            out.append(f"{pad}for (int {v} = {node.lower.c()}; {v} {cmp} {node.upper.c()}; {step})")
-        _block(node.body, depth, types, arrays, out)
+            out.append(f"{pad}for ({declare}{v} = {node.lower.c()}; {v} {cmp} {node.upper.c()}; {step})")
+        _block(node.body, depth, types, arrays, out, at_top)
     elif isinstance(node, If):
         out.append(f"{pad}if ({node.cond.c()})")
-        _block(node.then, depth, types, arrays, out)
+        _block(node.then, depth, types, arrays, out, at_top)
         if node.orelse:
             out.append(f"{pad}else")
-            _block(node.orelse, depth, types, arrays, out)
+            _block(node.orelse, depth, types, arrays, out, at_top)
     elif isinstance(node, ScalarDecl):
         out.append(f"{pad}{node.ctype} {node.name} = {node.init.text};")
     elif isinstance(node, Stmt):
@@ -151,11 +156,11 @@ def _node(node: Node, depth: int, types: dict[str, str], arrays: dict[str, Array
         raise TypeError(node)
 
 
-def _block(body, depth, types, arrays, out) -> None:
+def _block(body, depth, types, arrays, out, at_top: tuple[str, ...] = ()) -> None:
     pad = "  " * depth
     out.append(pad + "{")
     for child in body:
-        _node(child, depth + 1, types, arrays, out)
+        _node(child, depth + 1, types, arrays, out, at_top)
     out.append(pad + "}")
 
 
