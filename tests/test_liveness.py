@@ -3,9 +3,12 @@ written when one is: its loops may end at other values). Each case marks its SCo
 ``/* scop */`` on the line before it, and says which variables must be found live."""
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from s2s.analysis import live_loop_variables
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 from test_polyhedral import scops_of
 
 CASES = {
@@ -118,6 +121,14 @@ CASES = {
           }
           return 0;
         }""", []),
+    "read through a pointer": ("""
+        int f(double *a, int n) {
+          int i;
+          int *p = &i;
+          /* scop */
+          for (i = 0; i < n; i++) a[i] = 0;
+          return *p;
+        }""", ["i"]),
     "a global loop variable": ("""
         int i;
         void f(double *a, int n) {
@@ -135,3 +146,33 @@ def test_live_loop_variables(case, tmp_path):
     scops = [s for s in scops_of(tmp_path, "\n".join(lines), "f") if s.first_line == marked]
     assert len(scops) == 1, f"no SCoP starts on line {marked}"
     assert live_loop_variables(scops[0]) == expected
+
+
+ADDRESS_TAKEN = """
+#include <stdio.h>
+static double a[300][300];
+static int f(int n) {
+  int i, j;
+  int *p = &i;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      a[j][i] = a[j][i] * 0.5 + i;
+  return *p;
+}
+int main(void) { printf("%d\\n", f(299)); return 0; }
+"""
+
+
+def test_a_loop_variable_read_through_a_pointer_keeps_its_final_value(tmp_path):
+    """Interchanged loops with their own variables left ``i`` at its old value, which ``*p`` read."""
+    src = tmp_path / "addr.c"
+    src.write_text(ADDRESS_TAKEN)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto"))
+    assert any("loop variable i is used after the loops" in line for line in result.report), result.report
+    gen = tmp_path / "addr.opt.c"
+    gen.write_text(result.source)
+    outputs = []
+    for c in (src, gen):
+        subprocess.run(["cc", "-O1", str(c), "-o", str(c.with_suffix(".exe"))], check=True)
+        outputs.append(subprocess.run([str(c.with_suffix(".exe"))], capture_output=True, text=True).stdout)
+    assert outputs[0] == outputs[1] == "299\n"

@@ -43,8 +43,9 @@ def live_loop_variables(scop: Scop) -> list[str]:
     live = []
     for v in sorted(outside):
         data = containers.get(v)
-        if data is None or data.storage in (Storage.GLOBAL, Storage.STATIC_LOCAL) or _read_later(
-                v, path, indices[0], indices[-1]):
+        # a global or static variable outlives the function; a pointer may read one whose address is taken
+        if data is None or data.storage in (Storage.GLOBAL, Storage.STATIC_LOCAL) or getattr(
+                data, "address_taken", False) or _read_later(v, path, indices[0], indices[-1]):
             live.append(v)
     return live
 
