@@ -94,6 +94,60 @@ CASES = {
           }
           printf("%d\\n", i);
         }""", ["i"]),
+    "a later loop that stops early, then a return": ("""
+        int f(double *a, double *b, int n) {
+          int i, t;
+          /* scop */
+          for (i = 0; i < n; i++) a[i] = 0;
+          for (t = 0; t < 100; t++) {
+            for (i = 0; i < n; i++) a[i] += b[i];
+            if (a[0] > 10) break;
+          }
+          return t;
+        }""", []),
+    "a do-while that may break before writing it": ("""
+        int f(double *a, int n) {
+          int i;
+          /* scop */
+          for (i = 0; i < n; i++) a[i] = 0;
+          do {
+            if (a[0] > 1) break;
+            i = 0;
+          } while (a[1] > 2);
+          return i;
+        }""", ["i"]),
+    "a goto after the loops": ("""
+        int f(double *a, int n) {
+          int i;
+          /* scop */
+          for (i = 0; i < n; i++) a[i] = 0;
+          if (a[0] > 1) goto out;
+          i = 0;
+        out:
+          return i;
+        }""", ["i"]),
+    "a break leaves, and nothing after the loop reads it": ("""
+        int f(double *a, double *b, int n) {
+          int i, t;
+          for (t = 0; t < 10; t++) {
+            /* scop */
+            for (i = 0; i < n; i++) a[i] += 1;
+            if (a[0] > 5) break;
+            for (i = 0; i < n; i++) b[i] = a[i];
+          }
+          return t;
+        }""", []),
+    "a continue skips the write, and the next iteration reads it": ("""
+        void f(double *a, double *b, int n) {
+          int i = 0, t;
+          for (t = 0; t < 10; t++) {
+            b[i % n] += 1;
+            /* scop */
+            for (i = 0; i < n; i++) a[i] += 1;
+            if (a[0] > 5) continue;
+            i = 0;
+          }
+        }""", ["i"]),
     "written on one branch only": ("""
         int f(double *a, int n, int c) {
           int i;

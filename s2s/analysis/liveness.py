@@ -5,8 +5,9 @@ values, or have other names). A loop variable declared outside its loop is live 
 when some path from the SCoP's end reads it before overwriting it. The paths are followed through
 the control tree: the rest of the SCoP's sequence, the next iterations of the loops around it, and
 the code after them, up to the end of the variable's scope (its declaration's block, or the
-function). A read is anything that may read: a loop header, a subscript, opaque code; a path
-that may leave by ``break`` or ``continue`` reads everything.
+function). A read is anything that may read: a loop header, a subscript, opaque code. A
+``break`` or ``continue`` in a loop looked at ends a path in it; one that leaves for a loop
+around the SCoP, or a ``goto`` anywhere, counts as a read.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from s2s.ir.control import child_nodes, walk
 from s2s.ir.rewrite import mentioned_names
 
 
-_JUMP = re.compile(r"\b(goto|break|continue|longjmp)\b")
+_GOTO = re.compile(r"\b(goto|longjmp)\b")
+_LOOP_EXIT = re.compile(r"\b(break|continue)\b")
 
 
 class First(Enum):
@@ -64,11 +66,20 @@ def _path_to(root: ControlNode, target: Sequence) -> list[ControlNode] | None:
 def _read_later(v: str, path: list[ControlNode], first: int, last: int) -> bool:
     """Whether ``v`` may be read once children ``first..last`` of ``path[-1]`` have run."""
     level = len(path) - 1
+    escaped = False  # some path left by break or continue: a write after it on the way is not on every path
     while True:
         seq = path[level]
-        verdict = _first_in(v, seq.children[last + 1:])
-        if verdict is not First.NEITHER:
-            return verdict is First.READS
+        for node in seq.children[last + 1:]:
+            if isinstance(node, Declare) and node.name == v:
+                break  # the rest of the block means another variable
+            escaped = escaped or _escapes(node)
+            verdict = _first(v, node, in_body=True)
+            if verdict is First.READS:
+                return True
+            if verdict is First.OVERWRITES:
+                if not escaped:
+                    return False
+                break  # the paths that fell through are done; those that left go on below
         if any(isinstance(c, Declare) and c.name == v for c in seq.children[:first]):
             return False  # its block ends here (a next iteration declares it anew)
         if level == 0:
@@ -78,8 +89,9 @@ def _read_later(v: str, path: list[ControlNode], first: int, last: int) -> bool:
             header = ex.names(holder.cond) if isinstance(holder, While) else (
                 ex.names(holder.update) | ex.names(holder.cond) if isinstance(holder, For) else set())
             # the next iteration: the loop's test, then its body down to where we came from
-            if v in header or _first_in(v, seq.children[:last + 1]) is First.READS:
+            if v in header or _first_in(v, seq.children[:last + 1], in_body=True) is First.READS:
                 return True
+            escaped = False  # a break or continue met so far belongs to this loop: its paths are followed
         level -= 1
         while not isinstance(path[level], Sequence):
             level -= 1
@@ -87,29 +99,45 @@ def _read_later(v: str, path: list[ControlNode], first: int, last: int) -> bool:
         first = last = next(k for k, c in enumerate(path[level].children) if c is element)
 
 
-def _first_in(v: str, nodes: tuple[ControlNode, ...] | list[ControlNode]) -> First:
+def _first_in(v: str, nodes: tuple[ControlNode, ...] | list[ControlNode], in_body: bool = False) -> First:
     for node in nodes:
         if isinstance(node, Declare) and node.name == v:
             return First.NEITHER  # the rest of the block means another variable
-        verdict = _first(v, node)
+        verdict = _first(v, node, in_body)
         if verdict is not First.NEITHER:
             return verdict
     return First.NEITHER
 
 
-def _jumps(node: ControlNode) -> bool:
-    return isinstance(node, (Break, Continue)) or isinstance(node, Opaque) and bool(_JUMP.search(node.text))
+def _escapes(node: ControlNode) -> bool:
+    """Whether control may leave ``node`` for the loop around it: a ``break`` or ``continue`` not
+    inside a loop of its own (in opaque code, any)."""
+    if isinstance(node, (Break, Continue)):
+        return True
+    if isinstance(node, Opaque):
+        return bool(_LOOP_EXIT.search(node.text))
+    if isinstance(node, (For, While, Map)):
+        return False
+    return any(_escapes(c) for c in child_nodes(node))
 
 
-def _first(v: str, node: ControlNode) -> First:
+def _goes_anywhere(node: ControlNode) -> bool:
+    """Whether ``node`` holds a ``goto`` (or ``longjmp``): control may go anywhere from it."""
+    return any(isinstance(n, Opaque) and _GOTO.search(n.text) for n in walk(node))
+
+
+def _first(v: str, node: ControlNode, in_body: bool = False) -> First:
+    """What ``node`` does first with ``v``. ``in_body``: the node is in the body of a loop being
+    looked at, whose own ``break`` and ``continue`` end a path there (the loop's result is only
+    ever "reads" or "neither", but for a do-while body, see below)."""
     if isinstance(node, Return):
         return First.READS if node.value is not None and v in ex.names(node.value) else First.OVERWRITES
-    if any(_jumps(n) for n in walk(node)):
+    if _goes_anywhere(node) or (_escapes(node) and not in_body):
         return First.READS
     if v not in set(mentioned_names(node)):
         return First.NEITHER
     if isinstance(node, Sequence):
-        return _first_in(v, node.children)
+        return _first_in(v, node.children, in_body)
     if isinstance(node, Block):
         graph = node.graph
         if (any(e.data == v for e in graph.reads()) or any(e.data == v and e.wcr for e in graph.writes())
@@ -124,24 +152,27 @@ def _first(v: str, node: ControlNode) -> First:
             return First.READS
         if node.var == v:
             return First.OVERWRITES
-        if v in ex.names(node.cond) or _first(v, node.body) is First.READS or v in ex.names(node.update):
+        if v in ex.names(node.cond) or _first(v, node.body, True) is First.READS or v in ex.names(node.update):
             return First.READS
         return First.NEITHER  # the body may not run
     if isinstance(node, Map):
         if v in ex.names(node.start) | ex.names(node.stop) | ex.names(node.step) or v in node.private:
             return First.READS
-        return First.NEITHER if node.var == v or _first(v, node.body) is not First.READS else First.READS
+        return First.NEITHER if node.var == v or _first(v, node.body, True) is not First.READS else First.READS
     if isinstance(node, IfElse):
         if v in ex.names(node.cond):
             return First.READS
-        branches = [_first(v, node.then), _first(v, node.other) if node.other is not None else First.NEITHER]
+        branches = [_first(v, node.then, in_body),
+                    _first(v, node.other, in_body) if node.other is not None else First.NEITHER]
         if First.READS in branches:
             return First.READS
         return First.OVERWRITES if all(b is First.OVERWRITES for b in branches) else First.NEITHER
     if isinstance(node, While):
-        body = _first(v, node.body)
+        body = _first(v, node.body, True)
         if node.test_first:
             return First.READS if v in ex.names(node.cond) or body is First.READS else First.NEITHER
+        if body is First.OVERWRITES and _escapes(node.body):
+            body = First.NEITHER  # a break or continue may skip the write
         if body is not First.NEITHER:
             return body
         return First.READS if v in ex.names(node.cond) else First.NEITHER
