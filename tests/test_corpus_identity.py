@@ -166,10 +166,10 @@ def test_identity(name, tmp_path):
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_pluto_openmp(name, tmp_path):
-    """cc -O2 -fopenmp vs s2s-cc -O2 -fopenmp (S2S_MODE=pluto, so OpenMP code): the same output, byte
+    """cc -O2 -Wall -fopenmp vs s2s-cc -O2 -Wall -fopenmp (S2S_MODE=pluto, so OpenMP code): the same output, byte
     for byte (every dependence on a memory cell keeps its order, so every cell sees the same
     floating-point operations in the same order), no fallback, no new diagnostics."""
-    b = Built(tmp_path, name, ["-O2", "-fopenmp"], mode="pluto")
+    b = Built(tmp_path, name, ["-O2", "-Wall", "-fopenmp"], mode="pluto")
     b.check_same_behaviour()
     if name in EXPECTED_FALLBACK and notes_in(b.s2s_build):
         return

@@ -14,8 +14,8 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
 from s2s.ir import (
-    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Schedule, Sequence, Sym,
-    Tasklet, Ternary, Unary, expr as ex,
+    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Scalar, Schedule, Sequence,
+    Sym, Tasklet, Ternary, TypeKind, Unary, expr as ex,
 )
 from s2s.schedule.loop_merge import merge_adjacent_loops
 from s2s.schedule.matmul import match_matmul, matmul_block, parse_mark_name
@@ -267,7 +267,18 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None,
         ast = build.node_from_schedule(schedule)
     gen = _Generator(scop, itertools.count(), build)
     body = merge_adjacent_loops(Sequence("S.gen", tuple(gen.node(ast, {}))), scop.params, scop.context).children
-    hoisted = [Declare(f"D.hoist.{name}", name) for name in scop.declared]
+    hoisted = [_hoisted(scop, name) for name in scop.declared]
     return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted) + body), gen.new_vars
+
+
+def _hoisted(scop: Scop, name: str) -> Declare:
+    """The declaration of a SCoP's temporary at the top of its new code. Each of its reads follows a
+    write in the statements' order; a plain number is set anyway where the type takes one, since
+    gcc cannot always see that through tiled loops (-Wmaybe-uninitialized, where the user's code
+    drew no warning)."""
+    data = scop.sdfg.container_map.get(name)
+    plain = isinstance(data, Scalar) and (data.dtype.kind.is_integer or data.dtype.kind in (
+        TypeKind.FLOAT, TypeKind.POINTER))
+    return Declare(f"D.hoist.{name}", name, init_text="0" if plain else None)
 
 
