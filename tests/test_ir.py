@@ -131,7 +131,7 @@ def test_expression_printing_keeps_structure():
 
 def test_expression_printing_parenthesizes_what_gcc_asks_to():
     """Nestings C parses without parentheses but -Wparentheses reports get them anyway."""
-    from s2s.ir import format_expr
+    from s2s.ir import Unary, format_expr
     a, b, c = Sym("a"), Sym("b"), Sym("c")
     assert format_expr(Binary("||", Binary("&&", a, b), c)) == "(a && b) || c"
     assert format_expr(Binary("||", a, Binary("&&", b, c))) == "a || (b && c)"
@@ -142,3 +142,4 @@ def test_expression_printing_parenthesizes_what_gcc_asks_to():
     assert format_expr(Binary("==", Binary("<", a, b), c)) == "(a < b) == c"
     assert format_expr(Binary("&&", Binary("<", a, b), c)) == "a < b && c"
     assert format_expr(Binary("+", Binary("*", a, b), c)) == "a * b + c"
+    assert format_expr(Binary("==", Unary("!", a), b)) == "(!a) == b"

@@ -286,8 +286,9 @@ class ExprPrinter:
         return f"{self._operand(e.op, e.lhs, p)} {e.op} {self._operand(e.op, e.rhs, p + 1)}"
 
     def _operand(self, op: str, operand: Expr, min_precedence: int) -> str:
-        if isinstance(operand, Binary) and operand.op in _CLARIFIED.get(op, ()):
-            return f"({self.print(operand)})"
+        if isinstance(operand, Binary) and operand.op in _CLARIFIED.get(op, ()) or (
+                op in _COMPARISONS and isinstance(operand, Unary) and operand.op == "!"):
+            return f"({self.print(operand)})"   # (gcc: -Wparentheses, -Wlogical-not-parentheses)
         return self.print(operand, min_precedence)
 
     def print_Ternary(self, e: Ternary) -> str:
