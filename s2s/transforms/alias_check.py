@@ -52,8 +52,8 @@ def _bound(pa: isl.PwAff, params: tuple[str, ...], lowest: bool, context: isl.Se
     try:
         out = values[-1]
         for (s, _), e in zip(reversed(pieces[:-1]), reversed(values[:-1])):
-            condition = _params_condition(s.gist(where).coalesce(), params)
             if e != out:
+                condition = _params_condition(s.gist(where).coalesce(), params)
                 out = e if condition is None else Ternary(condition, e, out)
         return out
     except Uncheckable:
