@@ -45,7 +45,17 @@ def compute_dependences(scop: Scop, array: str | None = None) -> Dependences:
     flow_memory = writes.apply_range(reads.reverse()).intersect(before)
     anti = reads.apply_range(writes.reverse()).intersect(before)
     output = writes.apply_range(writes.reverse()).intersect(before)
-    return Dependences(flow.coalesce(), anti.coalesce(), output.coalesce(), flow_memory.coalesce())
+    return Dependences(coalesced(flow), coalesced(anti), coalesced(output), coalesced(flow_memory))
+
+
+def coalesced(rel):
+    """``rel`` with its pieces merged where isl can merge them, else as it is (the same relation
+    either way): isl's coalescing fails on some fuzzed relations ("cannot relax redundant
+    constraint", seeds 2004960 and 3022949)."""
+    try:
+        return rel.coalesce()
+    except isl.Error:
+        return rel
 
 
 def last_access(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import islpy as isl
 
-from s2s.analysis.dependences import Dependences, last_access, maps_of
+from s2s.analysis.dependences import Dependences, coalesced, last_access, maps_of
 from s2s.analysis.scop import Scop
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
@@ -174,11 +174,7 @@ def _access_pairs(scop: Scop):
 
 
 def _pieces(rel: isl.Map) -> list[isl.Map]:
-    try:
-        rel = rel.coalesce()
-    except isl.Error:
-        pass   # (isl's coalescing failed on a fuzzed relation, seed 2004960: its pieces as they are)
-    return [isl.Map.from_basic_map(bm) for bm in rel.get_basic_maps() if not bm.is_empty()]
+    return [isl.Map.from_basic_map(bm) for bm in coalesced(rel).get_basic_maps() if not bm.is_empty()]
 
 
 def access_pair_dependences(scop: Scop) -> list[isl.Map]:
