@@ -114,6 +114,8 @@ def _declarations_still_used(old: ir.Sequence, new: ir.Sequence, chosen: list[ir
     def referenced(body: ir.Sequence) -> set[str]:
         return set().union(*(free_names(n) for n in body.children))
 
+    if not chosen:
+        return {}   # (nothing rewritten: every function of every file passes here)
     lost = referenced(old) - referenced(new)
     if not lost:
         return {}

@@ -277,8 +277,8 @@ def _hoisted(scop: Scop, name: str) -> Declare:
     gcc cannot always see that through tiled loops (-Wmaybe-uninitialized, where the user's code
     drew no warning)."""
     data = scop.sdfg.container_map.get(name)
-    plain = isinstance(data, Scalar) and (data.dtype.kind.is_integer or data.dtype.kind in (
-        TypeKind.FLOAT, TypeKind.POINTER))
+    plain = isinstance(data, Scalar) and (data.dtype.is_integer or data.dtype.is_float
+                                          or data.dtype.kind is TypeKind.POINTER)
     return Declare(f"D.hoist.{name}", name, init_text="0" if plain else None)
 
 
