@@ -107,6 +107,13 @@ PROGRAM = textwrap.dedent("""\
     """)
 
 
+def _with_outlined(source: str, function: str) -> str:
+    """The generated text from the functions made of ``function``'s optimized branches (they
+    stand before it) on; from ``function`` on where there are none."""
+    made = source.find(f"static void s2s_{function}_opt1(")
+    return source[made:] if made >= 0 else source[source.index(f"void {function}("):]
+
+
 def _kernel_line(result) -> str:
     return next(line for line in result.report if ": kernel: " in line)
 
@@ -175,8 +182,12 @@ def test_run_time_sizes_are_versioned_on_the_work(tmp_path, monkeypatch, target)
     # the other branch is the user's loops
     assert "} else {\n      for (i = 0; i < n; i++) {\n        for (j = 0; j < n; j++) {\n" \
            "          for (k = 0; k < m; k++) {\n            C[i][j] += A[i][k] * B[j][k];" in kernel
+    # the optimized branch, a function of its own, which the user's calls above the threshold
+    optimized = re.search(r"static void s2s_kernel_opt1\(int n, int m, double s2s_in_A\[n\]\[m\], .*?\n}\n",
+                          result.source, re.S).group(0)
+    assert "s2s_kernel_opt1(n, m, A, B, C);\n    } else {" in kernel
     if target == "openmp":
-        assert "s2s_team_pays(" in kernel and ", 300000, 300000)" in kernel
+        assert "s2s_team_pays(" in optimized and ", 300000, 300000)" in optimized
     flags = ["-fopenmp"] if target == "openmp" else []
     gen = tmp_path / "gen"
     gen.mkdir()
@@ -199,7 +210,7 @@ def test_a_parallel_region_with_too_little_work_is_a_plain_loop(tmp_path, monkey
     assert "omp parallel" not in kernel[:kernel.index("int main")]
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=500")
     big = optimize_c_file(src, args, PipelineOptions(mode="pluto", target="openmp", report=True))
-    kernel = big.source[big.source.index("void kernel_jacobi_2d"):]
+    kernel = _with_outlined(big.source, "kernel_jacobi_2d")
     assert kernel[:kernel.index("int main")].count("#pragma omp parallel for\n") == 2
 
 
@@ -258,9 +269,10 @@ def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeyp
     assert "register-blocked" in line and "run only where its work reaches 5.0e3 statement instances" in line
     kernel = re.search(r"static void kernel.*?\n}\n", result.source, re.S).group(0)
     assert re.search(r"if \(S2S_EITHER\(\(double\).*?>= 5000\.0", kernel), kernel
+    optimized = re.search(r"static void s2s_kernel_opt1\(.*?\n}\n", result.source, re.S).group(0)
     parallel = re.search(r"if \(S2S_EITHER\(\(double\)[^\n]*>= 100000\.0 && s2s_team_pays\([^\n]*, 200000, 200000\)\)\) "
-                         r"\{\n(.*?)\n *\} else \{\n(.*)", kernel, re.S)
-    assert parallel, kernel
+                         r"\{\n(.*?)\n *\} else \{\n(.*)", optimized, re.S)
+    assert parallel, optimized
     assert "#pragma omp parallel" in parallel.group(1) and "#pragma omp parallel" not in parallel.group(2)
     gen = tmp_path / "gen"
     gen.mkdir()
@@ -326,7 +338,8 @@ def test_an_order_that_gains_only_in_parallel_runs_only_where_a_region_does(tmp_
     source = tmp_path / "steps.c"
     source.write_text(JACOBI_STEPS)
     result = optimize_c_file(str(source), [], PipelineOptions(mode="pluto", target="openmp"))
-    smooth = result.source[result.source.index("static void smooth"):result.source.index("int main")]
+    smooth = _with_outlined(result.source, "smooth")
+    smooth = smooth[:smooth.index("int main")]
     assert smooth.count("S2S_EITHER") == 1 and smooth.count("#pragma omp parallel for") == 2, smooth
     # sizes known when compiling, every region below the threshold: nothing to gain
     src = tmp_path / "fixed.c"

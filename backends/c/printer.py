@@ -16,18 +16,23 @@ from s2s.ir import expr as ex
 from s2s.ir.rewrite import free_names
 
 from backends.c.matmul import expand_matmul, expand_packed_right
+from backends.c.outline import outline
 
 
 class CPrinter:
     indent_unit = "  "
     threads = False   # whether library node expansions may start threads (OpenMP)
 
-    def __init__(self, sdfg: SDFG, expr_printer: ExprPrinter | None = None):
+    def __init__(self, sdfg: SDFG, expr_printer: ExprPrinter | None = None, outline: bool = False):
         self.sdfg = sdfg
         self.containers = sdfg.container_map
         self.expr = expr_printer or ExprPrinter()
         # file-scope functions the printed statements call, by name (``merged_definitions`` joins those of several printers)
         self.helpers: dict[str, str] = {}
+        # whether branches marked ``outline`` become functions of their own (``outlined``), which
+        # the caller puts in front of the user's function
+        self.outline = outline
+        self.outlined: list[str] = []
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -113,12 +118,22 @@ class CPrinter:
         elif node.balanced:
             self.helpers[EITHER] = _EITHER_DEFINITION
             cond = f"{EITHER}({cond})"
-        out = self.body(f"if ({cond})", node.then, level)
+        out = self.body(f"if ({cond})", node.then, level) if not node.outline else self.outlined_branch(
+            f"if ({cond})", node.then, level)
         if node.other is not None:
             rest = self.body("else", node.other, level)
             out[-1] += " " + rest[0].strip()
             out += rest[1:]
         return out
+
+    def outlined_branch(self, header: str, branch: Sequence, level: int) -> list[str]:
+        """``header`` over a call of ``branch`` made a function of its own (outline.py), or over
+        ``branch`` itself where it cannot be."""
+        made = outline(self, branch, f"s2s_{self.sdfg.name}_opt{len(self.outlined) + 1}") if self.outline else None
+        if made is None:
+            return self.body(header, branch, level)
+        self.outlined.append(made.definition)
+        return [self.pad(level) + header + " {", self.pad(level + 1) + made.call, self.pad(level) + "}"]
 
     def print_While(self, node: While, level: int) -> list[str]:
         if node.test_first:

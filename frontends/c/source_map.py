@@ -75,17 +75,72 @@ class SourceText:
         return offset - self.line_starts[self.line_of(offset) - 1] + 1
 
     def find_keyword(self, line: int, column: int, keyword: str) -> int | None:
-        """Offset of the word ``keyword`` (a keyword or an identifier) on ``line`` nearest to
-        ``column``; None if absent."""
+        """Offset of the token ``keyword`` (a keyword, an identifier or a ``{``) on ``line`` nearest
+        to ``column``; None if absent."""
         if not 1 <= line <= len(self.line_starts):
             return None
         lo = self.line_starts[line - 1]
         hi = self.line_starts[line] if line < len(self.line_starts) else len(self.text)
-        hits = [t.start for t in self.tokens if lo <= t.start < hi and t.kind == "word" and t.text == keyword]
+        hits = [t.start for t in self.tokens if lo <= t.start < hi and t.text == keyword and t.kind != "string"]
         if not hits:
             return None
         target = lo + column - 1
         return min(hits, key=lambda s: abs(s - target))
+
+    def definition_start(self, line: int, column: int, name: str) -> int | None:
+        """Offset of the first token of the function definition whose name stands at
+        ``line``:``column`` (its storage class, type and attributes, ``static double *f``), where
+        code may be put in front of it: only comments precede it on its line, and before them a
+        ``;``, a ``}``, a preprocessor line or the file's start. None where the text does not
+        plainly show that (a macro around the head, other code on its line)."""
+        at = self.find_keyword(line, column, name)
+        if at is None:
+            return None
+        toks = self.tokens
+        i = self._token_index[at]
+        while i > 0:
+            t = toks[i - 1]
+            if t.kind == "word" or t.text == "*":
+                i -= 1
+            elif t.text == ")" and (opening := _opening(toks, i - 1)) and toks[opening - 1].text in _ATTRIBUTE_WORDS:
+                i = opening - 1
+            elif t.text in (";", "}") or t.kind == "directive":
+                break
+            else:
+                return None
+        start = toks[i].start
+        line_start = self.line_starts[self.line_of(start) - 1]
+        return start if i == 0 or toks[i - 1].end <= line_start else None
+
+    def parameter_texts(self, start: int, name: str) -> list[str] | None:
+        """The declarations of the parameters of the function ``name`` whose head starts at
+        ``start``, as the file writes them (macros unexpanded); None where a directive stands
+        among them or the head is not plain."""
+        toks = self.tokens
+        i = self._token_index.get(start)
+        while i is not None and i < len(toks) and not (toks[i].text == name and toks[i + 1].text == "("):
+            if toks[i].text in (";", "{", "}"):
+                return None
+            i += 1
+        if i is None or i >= len(toks):
+            return None
+        try:
+            close = _match(toks, i + 1, "(", ")")
+        except (IndexError, ValueError):
+            return None
+        pieces: list[list[Token]] = [[]]
+        depth = 0
+        for t in toks[i + 2:close]:
+            if t.kind == "directive":
+                return None
+            depth += (t.text in "([{") - (t.text in ")]}")
+            if t.text == "," and depth == 0:
+                pieces.append([])
+            else:
+                pieces[-1].append(t)
+        if not all(pieces) and pieces != [[]]:
+            return None
+        return [self.text[p[0].start:p[-1].end] for p in pieces if p]
 
     def statement_span(self, start: int) -> SourceSpan | None:
         """The span of the statement whose first token starts at ``start``; None if the text there
@@ -102,6 +157,23 @@ class SourceText:
                 return None
         end = toks[end_index].end
         return SourceSpan(self.path, start, end, self.line_of(start), self.column_of(start))
+
+
+_ATTRIBUTE_WORDS = ("__attribute__", "__attribute", "__declspec")
+
+
+def _opening(toks: list[Token], i: int) -> int | None:
+    """Index of the ``(`` that the ``)`` at ``i`` closes; None if there is none."""
+    depth = 0
+    while i >= 0:
+        if toks[i].text == ")":
+            depth += 1
+        elif toks[i].text == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+        i -= 1
+    return None
 
 
 def _match(toks: list[Token], i: int, open_: str, close: str) -> int:

@@ -1,6 +1,7 @@
 """A whole C file -> TranslationUnit: file-scope names, then every function defined in the file."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import subprocess
@@ -47,6 +48,20 @@ def _coords(node: c_ast.Node):
         yield node.coord
     for _, child in node.children():
         yield from _coords(child)
+
+
+def definition_span(func: c_ast.FuncDef, source: SourceText) -> SourceSpan | None:
+    """The function definition's span in the original text, from the first token of its head to
+    its closing brace; None where the text does not plainly hold it."""
+    decl = func.decl
+    if decl.coord is None or func.body.coord is None:
+        return None
+    start = source.definition_start(decl.coord.line, decl.coord.column or 1, decl.name)
+    brace = source.find_keyword(func.body.coord.line, func.body.coord.column or 1, "{")
+    body = None if start is None or brace is None else source.statement_span(brace)
+    if body is None:
+        return None
+    return SourceSpan(source.path, start, body.end, source.line_of(start), source.column_of(start))
 
 
 def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[int, SourceSpan]:
@@ -105,7 +120,14 @@ def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str
         if not isinstance(ext, c_ast.FuncDef) or ext.coord is None or ext.coord.file != main_file:
             continue
         lifter = FunctionLifter(ext, scope, main_file)
-        functions.append(lifter.lift(body_origins=body_spans(ext, source, main_file)))
+        span = definition_span(ext, source)
+        sdfg = lifter.lift(span, body_spans(ext, source, main_file))
+        written = source.parameter_texts(span.start, ext.decl.name) if span is not None else None
+        params = ext.decl.type.args.params if ext.decl.type.args else []
+        if written and len(written) == len(params):
+            sdfg = dataclasses.replace(sdfg, param_texts=tuple(
+                (p.name, text) for p, text in zip(params, written) if isinstance(p, c_ast.Decl) and p.name))
+        functions.append(sdfg)
         reasons.extend(lifter.opaque_reasons)
     return TranslationUnit(main_file, tuple(functions), original_text), reasons
 

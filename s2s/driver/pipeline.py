@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -90,8 +92,15 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             still_used = {}
             report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
                           for n in chosen)
-        printer = OpenMPPrinter(sdfg) if options.target == "openmp" else CPrinter(sdfg)
+        # (a function of the branch goes in front of the user's, where the file plainly shows it;
+        # not for an inline function with external linkage, which C forbids to call a static one)
+        outline = (sdfg.origin is not None and sdfg.origin.spliceable
+                   and not (re.search(r"\binline\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
+        printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
         replacements.extend(Replacement(n.origin, still_used.get(id(n), "") + printer.statement(n)) for n in chosen)
+        if printer.outlined:
+            at = dataclasses.replace(sdfg.origin, end=sdfg.origin.start)
+            replacements.append(Replacement(at, "\n\n".join(printer.outlined) + "\n"))
         helpers.append(printer.helpers)
     # the kernels' helper functions use only built-in types: they can go before everything
     source = merged_definitions(helpers) + splice(text, path_text, replacements)

@@ -120,6 +120,10 @@ class IfElse:
     # either branch may be the one that runs, as the sizes or the state of the threads decide (a
     # test on the work): the C back end tells the compiler to compile neither as cold code
     balanced: bool = False
+    # the then-branch may become a function of its own, called here (the C back end does so where
+    # it can pass it what it uses): the else-branch, the user's code, is then compiled in a
+    # function the size of the user's, as the compiler would compile it without s2s
+    outline: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ class SDFG:
     containers: tuple[Data, ...]
     body: Sequence
     origin: SourceSpan | None = field(default=None, compare=False)
+    # (name, declaration) of each parameter as the file writes it, macros unexpanded
+    # (``DATA_TYPE POLYBENCH_2D(A, N, N, n, n)``); empty where the file does not plainly show them
+    param_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def container(self, name: str) -> Data:
         for c in self.containers:

@@ -148,7 +148,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             on_work = work_guard is not None or parallel_test is not None
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
-                                                            original, likely=not on_work, balanced=on_work),))
+                                                            original, likely=not on_work, balanced=on_work,
+                                                            outline=on_work),))
         if expansion is not None:
             new = dataclasses.replace(new, children=expansion.allocations + new.children + expansion.releases)
         if scop.parent.id == sdfg.body.id:
