@@ -10,7 +10,7 @@ import islpy as isl
 from s2s.ir import expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.scop import Scop
-from s2s.schedule.ast_order import ast_fault
+from s2s.schedule.ast_order import TOO_DEAR, ast_fault
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
@@ -290,6 +290,21 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
     fault = ast_fault(scop, deps, ast)
+    # (too dear to check: without the wavefront of tiles, then also without unroll-and-jam)
+    simpler = [("wavefront of tiles", report.wavefronts > 0, {"wavefront": False}),
+               ("unroll-and-jam", any("unroll-and-jam" in t for t in report.notes), {"unroll_jam": 0})]
+    for what, present, change in simpler:
+        if fault != TOO_DEAR:
+            break
+        if present:
+            tree_options = dataclasses.replace(tree_options, **change)
+            report = TreeReport()
+            tree = build_tree(scop, sched, tree_options, report)
+            ast = _ast_within_budget(scop, tree)
+            if ast is None:
+                break
+            plain += f"; no {what} (its code is too dear to check here)"
+            fault = ast_fault(scop, deps, ast)
     if fault:
         return Choice(None, f"original order kept: {fault}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
