@@ -199,7 +199,34 @@ def reuse_dependences(scop: Scop, deps: Dependences) -> list[isl.Map]:
     for src, dst, rel in _access_pairs(scop):
         if (src, dst) in by_pair:
             out.extend(_pieces(rel.intersect(by_pair[(src, dst)])))
+    for rel in shared_reads(scop):
+        out.extend(_pieces(rel))
     return _unique(out)
+
+
+def shared_reads(scop: Scop) -> list[isl.Map]:
+    """Reads of one array by statements of different loop nests, each reading every element once
+    (``A[i][j]`` in one, ``A[j][i]`` in the other, as mvt's two products), from the earlier
+    instance to the later one. As reuse (cost, never legality) they ask for a schedule that reads
+    each element once for both, as Pluto's input dependences do. A read that a statement repeats
+    along a loop (``y[j]`` over ``i``) is left out, as its reuse distance grows with the problem;
+    so are statements of one nest, which share what the user's loops share already."""
+    out = []
+    for k, s in enumerate(scop.statements):
+        for t in scop.statements[k + 1:]:
+            if not s.loops or not t.loops or s.loops[0] is t.loops[0]:
+                continue
+            before = s.schedule.lex_lt_map(t.schedule)
+            for s_write, a in s.accesses:
+                for t_write, b in t.accesses:
+                    if s_write or t_write or a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(isl.dim_type.out):
+                        continue
+                    if not (a.is_injective() and b.is_injective()):
+                        continue
+                    rel = a.apply_range(b.reverse()).intersect(before)
+                    if not rel.is_empty():
+                        out.append(rel)
+    return out
 
 
 def _rows_key(m: isl.Map, rows: list[Row]) -> tuple:
