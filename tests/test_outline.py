@@ -67,6 +67,15 @@ def _outlined(source: str, function: str) -> str:
     return match.group(0) if match else ""
 
 
+def _outlined_gemm(tmp_path):
+    """GEMM optimized (C target), with its branch outlined."""
+    src = tmp_path / "mm.c"
+    src.write_text(GEMM)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto"))
+    assert _outlined(result.source, "scaled_product")
+    return result
+
+
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_the_optimized_branch_is_a_function_before_the_users(tmp_path, target):
     result, ref, out = optimized_and_both_outputs(tmp_path / "mm.c", GEMM, target)
@@ -91,10 +100,7 @@ def test_the_optimized_branch_is_a_function_before_the_users(tmp_path, target):
 @pytest.mark.skipif(not shutil.which("clang-14"), reason="clang-14 not installed (make setup installs it)")
 def test_the_function_builds_quietly_with_gcc_and_clang(tmp_path):
     # never inlined (both), never cloned for constant sizes (gcc: `noclone`, which clang does not know)
-    src = tmp_path / "mm.c"
-    src.write_text(GEMM)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto"))
-    assert _outlined(result.source, "scaled_product")
+    result = _outlined_gemm(tmp_path)
     generated = tmp_path / "mm.s2s.c"
     generated.write_text(result.source)
     for cc in ("gcc", "clang-14"):
@@ -107,10 +113,7 @@ def test_the_function_builds_quietly_with_gcc_and_clang(tmp_path):
 
 def test_macros_in_the_parameters_mean_what_they_mean_where_the_function_stands(tmp_path):
     # the generated file built with another N: both functions see the new extents
-    src = tmp_path / "mm.c"
-    src.write_text(GEMM)
-    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto"))
-    assert _outlined(result.source, "scaled_product")
+    result = _outlined_gemm(tmp_path)
     other = tmp_path / "other.c"
     other.write_text(GEMM.replace("#define N 70", "#define N 83"))
     ref, out = outputs_of_both_builds(other, result.source.replace("#define N 70", "#define N 83"), openmp=False)
