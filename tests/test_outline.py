@@ -149,10 +149,11 @@ def test_a_head_the_file_does_not_plainly_show_keeps_the_branch_inside(tmp_path)
     assert "S2S_EITHER" in result.source and "s2s_scaled_product_opt" not in result.source
 
 
-def test_an_inline_function_with_external_linkage_keeps_the_branch_inside(tmp_path):
+@pytest.mark.parametrize("inline", ["inline", "__inline__", "__inline"])
+def test_an_inline_function_with_external_linkage_keeps_the_branch_inside(tmp_path, inline):
     # (C forbids such a function to refer to a static function)
     program = GEMM.replace("static\nvoid scaled_product(", "void scaled_product(int n, double alpha, double C[N][N], "
-                           "double A[N][N], double B[N][N]);\ninline void scaled_product(")
+                           f"double A[N][N], double B[N][N]);\n{inline} void scaled_product(")
     result, ref, out = optimized_and_both_outputs(tmp_path / "mm.c", program, "c")
     assert out == ref
     assert "S2S_EITHER" in result.source and "s2s_scaled_product_opt" not in result.source

@@ -95,7 +95,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         # (a function of the branch goes in front of the user's, where the file plainly shows it;
         # not for an inline function with external linkage, which C forbids to call a static one)
         outline = (sdfg.origin is not None and sdfg.origin.spliceable
-                   and not (re.search(r"\binline\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
+                   and not (re.search(r"\b(?:__)?inline(?:__)?\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
         printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
         replacements.extend(Replacement(n.origin, still_used.get(id(n), "") + printer.statement(n)) for n in chosen)
         if printer.outlined:
