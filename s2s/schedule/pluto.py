@@ -21,7 +21,7 @@ from fractions import Fraction
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences, coalesced, last_access, maps_of
-from s2s.analysis.scop import Scop
+from s2s.analysis.scop import Scop, Statement
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 FUSION_POLICIES = ("smart", "max", "no")
@@ -154,17 +154,22 @@ def _gcd(a: int, b: int) -> int:
     return abs(a)
 
 
-def _access_pairs(scop: Scop):
-    """Every ordered pair of accesses to one array, at least one a write, as the relation from the
-    earlier instance to the later one: a simple polyhedron per pair (``A[i][j-1]`` against
-    ``A[i][j]``), so Farkas' lemma stays cheap where the merged relations of a stencil would make
-    large ones. Yields (source statement, target statement, relation)."""
+def _one_a_write(s: Statement, s_write: bool, a: isl.Map, t: Statement, t_write: bool, b: isl.Map) -> bool:
+    return s_write or t_write
+
+
+def _access_pairs(scop: Scop, wanted=_one_a_write):
+    """Every ordered pair of accesses to one array that ``wanted`` takes (by default those with
+    at least one write), as the relation from the earlier instance to the later one: a simple
+    polyhedron per pair (``A[i][j-1]`` against ``A[i][j]``), so Farkas' lemma stays cheap where
+    the merged relations of a stencil would make large ones. Yields (source statement, target
+    statement, relation)."""
     for s in scop.statements:
         for t in scop.statements:
             before = s.schedule.lex_lt_map(t.schedule)
             for s_write, a in s.accesses:
                 for t_write, b in t.accesses:
-                    if not (s_write or t_write):
+                    if not wanted(s, s_write, a, t, t_write, b):
                         continue
                     if a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(isl.dim_type.out):
                         continue
@@ -211,22 +216,11 @@ def shared_reads(scop: Scop) -> list[isl.Map]:
     each element once for both, as Pluto's input dependences do. A read that a statement repeats
     along a loop (``y[j]`` over ``i``) is left out, as its reuse distance grows with the problem;
     so are statements of one nest, which share what the user's loops share already."""
-    out = []
-    for k, s in enumerate(scop.statements):
-        for t in scop.statements[k + 1:]:
-            if not s.loops or not t.loops or s.loops[0] is t.loops[0]:
-                continue
-            before = s.schedule.lex_lt_map(t.schedule)
-            for s_write, a in s.accesses:
-                for t_write, b in t.accesses:
-                    if s_write or t_write or a.get_tuple_name(isl.dim_type.out) != b.get_tuple_name(isl.dim_type.out):
-                        continue
-                    if not (a.is_injective() and b.is_injective()):
-                        continue
-                    rel = a.apply_range(b.reverse()).intersect(before)
-                    if not rel.is_empty():
-                        out.append(rel)
-    return out
+    def wanted(s: Statement, s_write: bool, a: isl.Map, t: Statement, t_write: bool, b: isl.Map) -> bool:
+        return (not s_write and not t_write and bool(s.loops) and bool(t.loops) and s.loops[0] is not t.loops[0]
+                and a.is_injective() and b.is_injective())
+
+    return [rel for _, _, rel in _access_pairs(scop, wanted)]
 
 
 def _rows_key(m: isl.Map, rows: list[Row]) -> tuple:

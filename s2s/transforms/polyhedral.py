@@ -262,15 +262,11 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     ast = _ast_within_budget(scop, tree)
     # (code generation too dear: without unroll-and-jam, then without the wavefront of tiles,
     # whose skewed tile loops under run-time bounds cost isl the most)
-    simpler = [("unroll-and-jam", any("unroll-and-jam" in t for t in report.notes), {"unroll_jam": 0}),
-               ("wavefront of tiles", report.wavefronts > 0, {"wavefront": False})]
-    for what, present, change in simpler:
+    for what in (UNROLL_JAM, WAVEFRONT):
         if ast is not None:
             break
-        if present:
-            tree_options = dataclasses.replace(tree_options, **change)
-            report = TreeReport()
-            tree = build_tree(scop, sched, tree_options, report)
+        if (simpler := _without(what, scop, sched, tree_options, report)) is not None:
+            tree_options, report, tree = simpler
             plain += f"; no {what} (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree)
     if report.outer_jams:
@@ -291,15 +287,11 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         return Choice(None, f"original order kept: {how}"), ()
     fault = ast_fault(scop, deps, ast)
     # (too dear to check: without the wavefront of tiles, then also without unroll-and-jam)
-    simpler = [("wavefront of tiles", report.wavefronts > 0, {"wavefront": False}),
-               ("unroll-and-jam", any("unroll-and-jam" in t for t in report.notes), {"unroll_jam": 0})]
-    for what, present, change in simpler:
+    for what in (WAVEFRONT, UNROLL_JAM):
         if fault != TOO_DEAR:
             break
-        if present:
-            tree_options = dataclasses.replace(tree_options, **change)
-            report = TreeReport()
-            tree = build_tree(scop, sched, tree_options, report)
+        if (simpler := _without(what, scop, sched, tree_options, report)) is not None:
+            tree_options, report, tree = simpler
             ast = _ast_within_budget(scop, tree)
             if ast is None:
                 break
@@ -316,6 +308,25 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0), kernels
+
+
+UNROLL_JAM = "unroll-and-jam"
+WAVEFRONT = "wavefront of tiles"
+
+
+def _without(what: str, scop: Scop, sched: PlutoSchedule, tree_options: TreeOptions,
+             report: TreeReport) -> tuple[TreeOptions, TreeReport, isl.Schedule] | None:
+    """The tree of ``sched`` built again without ``what`` (``UNROLL_JAM`` or ``WAVEFRONT``), with
+    its options and report; None where the tree ``report`` describes has none."""
+    if what == UNROLL_JAM:
+        present, change = any(UNROLL_JAM in t for t in report.notes), {"unroll_jam": 0}
+    else:
+        present, change = report.wavefronts > 0, {"wavefront": False}
+    if not present:
+        return None
+    tree_options = dataclasses.replace(tree_options, **change)
+    report = TreeReport()
+    return tree_options, report, build_tree(scop, sched, tree_options, report)
 
 
 def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
