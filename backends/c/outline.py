@@ -72,9 +72,10 @@ def outline(printer: "CPrinter", body: Sequence, name: str) -> Outlined | None:
     return Outlined(f"{name}({', '.join(params)});", "\n".join(lines))
 
 
-# Inlined back, the function would again decide how gcc lays out the user's loops beside it;
-# cloned for the caller's constant sizes (ipa-cp), its parallel loops ran slower than with the
-# sizes as parameters. clang knows no ``noclone`` and would warn on each function.
+# Inlined back into the user's function, the optimized loops ran slower there; cloned for the
+# caller's constant sizes (ipa-cp), its parallel loops ran slower than with the sizes as
+# parameters (docs/benchmarking.md). clang knows no ``noclone`` and would warn on each function.
+# A build may define the macro itself.
 OUTLINED = "S2S_OUTLINED"
 _OUTLINED_DEFINITION = f"""
 #ifndef {OUTLINED}
@@ -103,13 +104,13 @@ class _Uses:
         self.containers = printer.containers
         self.read: dict[str, None] = {}
         self.loop_vars: set[str] = set()
-        self.written = {name: text for name, text in printer.sdfg.param_texts
+        self.as_written = {name: text for name, text in printer.sdfg.param_texts
                         if re.search(rf"\b{re.escape(name)}\b", text)}
 
     def declaration(self, name: str) -> str:
         """How the function declares ``name``: a parameter as the file writes it (its macros
         then mean what they mean where the function stands), else as s2s reads it."""
-        return self.written.get(name) or self.printer.declaration(name)
+        return self.as_written.get(name) or self.printer.declaration(name)
 
     def use(self, names, bound: frozenset[str]) -> None:
         for n in names:
