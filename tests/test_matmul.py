@@ -60,20 +60,49 @@ def test_gemm_update_is_a_matmul(tmp_path):
 @pytest.mark.parametrize("body", [
     # the target does not move with i: rows would race for C[0][j]
     "for (i = 0; i < 40; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[0][j] += A[i][k] * B[k][j];\n",
-    # k's range moves with i (trmm's shape): not one k panel for all rows
-    "for (i = 0; i < 30; i++)\n for (k = i; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
+    # k's range is not one interval in every row
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   if (k != i) C[i][j] += A[i][k] * B[k][j];\n",
     # columns that move by two per row: a block's columns are not one interval
     "for (i = 0; i < 15; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j <= 2 * i; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
     # k runs downward: the node adds in ascending k, which would round differently
     "for (i = 0; i < 40; i++)\n for (k = 299; k >= 0; k--)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j];\n",
-    # right reads the target array
-    "for (i = 0; i < 30; i++)\n for (k = 0; k < 30; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * C[k][j];\n",
+    # right reads the target array in another column
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 29; k++)\n  for (j = 0; j < 29; j++)\n   C[i][j] += A[i][k] * C[k][j + 1];\n",
+    # left reads the target array
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 30; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += C[i][k] * B[k][j];\n",
     # not a product of an (i, k) part and a (k, j) part
     "for (i = 0; i < 30; i++)\n for (k = 0; k < 300; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * B[k][j] * A[j][k];\n",
 ])
 def test_what_is_not_a_matmul(tmp_path, body):
     scop = _scop(tmp_path, body)
     assert all(match_matmul(scop, s) is None for s in scop.statements)
+
+
+def test_a_triangle_along_k_that_reads_its_own_rows_before_they_change_is_a_matmul(tmp_path):
+    # trmm: row i reads rows k > i of B, which the user's order updates only later
+    scop = _scop(tmp_path, """
+        for (i = 0; i < 30; i++)
+          for (j = 0; j < 30; j++)
+            for (k = i + 1; k < 30; k++)
+              C[i][j] += A[k][i] * C[k][j];
+        """)
+    (stmt,) = scop.statements
+    p = match_matmul(scop, stmt)
+    assert p is not None and (p.i, p.j, p.k) == ("i", "j", "k")
+    assert kernel_order_is_legal(compute_dependences(scop), stmt, p)
+
+
+@pytest.mark.parametrize("body", [
+    # rows k < i were updated before row i reads them (a forward substitution)
+    "for (i = 0; i < 30; i++)\n for (j = 0; j < 30; j++)\n  for (k = 0; k < i; k++)\n   C[i][j] -= A[i][k] * C[k][j];\n",
+    # the whole of C read while it changes
+    "for (i = 0; i < 30; i++)\n for (k = 0; k < 30; k++)\n  for (j = 0; j < 30; j++)\n   C[i][j] += A[i][k] * C[k][j];\n",
+])
+def test_a_matmul_that_reads_updated_rows_of_its_target_is_not_a_kernel(tmp_path, body):
+    scop = _scop(tmp_path, body)
+    (stmt,) = scop.statements
+    p = match_matmul(scop, stmt)
+    assert p is not None and not kernel_order_is_legal(compute_dependences(scop), stmt, p)
 
 
 def test_float_statement_with_a_double_constant_is_left_alone(tmp_path):
@@ -249,3 +278,71 @@ def test_a_triangle_edge_that_stays_put_is_not_compared_with_itself(tmp_path, ta
     proc = subprocess.run(["cc", "-O2", "-Werror=tautological-compare", *flags, "-c", str(gen), "-o",
                            str(tmp_path / "gen.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+TRIANGLES_ALONG_K = r"""
+#include <stdio.h>
+#define M 97
+#define N 53
+static double A[M][M], B[M][N], C[M][N], X[M][N], Y[M][N], T[M][M];
+
+static void kernels(double alpha, int m, int n)
+{
+  int i, j, k;
+  /* trmm: B := alpha * A^T * B, in place (rows k > i read before they are updated) */
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      for (k = i + 1; k < m; k++)
+        B[i][j] += A[k][i] * B[k][j];
+      B[i][j] = alpha * B[i][j];
+    }
+  /* a lower-triangular factor: k up to i */
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k <= i; k++)
+        C[i][j] += A[i][k] * X[k][j];
+  /* columns and k both move with the row */
+  for (i = 0; i < M; i++)
+    for (j = 0; j <= i; j++)
+      for (k = i; k < M; k++)
+        T[i][j] -= A[i][k] * A[j][k];
+  /* a forward substitution: rows k < i are read after their update (not a kernel) */
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < i; k++)
+        Y[i][j] -= A[i][k] * Y[k][j];
+}
+
+int main(void)
+{
+  for (int i = 0; i < M; i++)
+    for (int k = 0; k < M; k++)
+      A[i][k] = T[i][k] = (i * 7 + k * 3) % 11 / 10.0 - 0.3;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      B[i][j] = (i * 5 + j) % 13 / 7.0 + 0.1;
+      C[i][j] = (i + j) / 3.0;
+      X[i][j] = (i * j % 7) / 3.0;
+      Y[i][j] = (i + 2 * j) % 5 / 8.0;
+    }
+  kernels(1.5, 91, 47);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a %a %a\n", B[i][j], C[i][j], Y[i][j]);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < M; j++)
+      printf("%a\n", T[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target,threads", [("c", 1), ("openmp", 1), ("openmp", 2), ("openmp", 3)])
+def test_triangles_along_k_compute_what_the_loops_computed_bit_for_bit(tmp_path, target, threads):
+    src = tmp_path / "tri.c"
+    src.write_text(TRIANGLES_ALONG_K)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+    kernels = [ln for ln in result.report if "kernels:" in ln or "matrix-multiply" in ln]
+    assert sum("3 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
+    ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=threads)
+    assert out == ref, kernels

@@ -431,18 +431,18 @@ def test_threads_start_only_where_the_scop_pays_for_it(tmp_path):
 
 @pytest.mark.parametrize("start", ["1e9", "1e4"])
 def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, monkeypatch, start):
-    # trmm at SMALL: the OpenMP target tiles it for a parallel loop, the sequential one leaves
-    # it untiled, its data staying in cache; where the threads do not start (run-time test)
-    # the sequential order runs. With threads started (1e4) or not (1e9), gcc's answer.
+    # mvt at SMALL: the OpenMP target keeps a parallel loop, the sequential one reads the matrix
+    # once for both products; where the threads do not start (run-time test) the sequential
+    # order runs. With threads started (1e4) or not (1e9), gcc's answer.
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,parallel=0,parallel_start={start},parallel_wake=0")
-    kdir = SUITE / "linear-algebra" / "blas" / "trmm"
+    kdir = SUITE / "linear-algebra" / "kernels" / "mvt"
     common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
               "-DPOLYBENCH_DUMP_FULL_PRECISION", "-DSMALL_DATASET"]
-    result = optimize_c_file(str(kdir / "trmm.c"), common, PipelineOptions(mode="pluto", target="openmp", report=True))
-    line = next(ln for ln in result.report if "kernel_trmm" in ln)
+    result = optimize_c_file(str(kdir / "mvt.c"), common, PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if "kernel_mvt" in ln)
     assert "the sequential target's code where no region runs in parallel" in line, line
     assert "S2S_EITHER(" in result.source and "s2s_team_pays(" in result.source
-    _dumps_match_gcc(tmp_path, kdir / "trmm.c", result.source, common)
+    _dumps_match_gcc(tmp_path, kdir / "mvt.c", result.source, common)
 
 
 def test_a_wavefront_runs_on_threads_only_from_its_own_threshold(tmp_path, monkeypatch):

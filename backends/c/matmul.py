@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from s2s.ir import Binary, Const, Expr, MatMul, PackedRight, Sym, expr as ex
+from s2s.ir import Access, Binary, Const, Expr, MatMul, PackedRight, Sym, expr as ex, reads_target
+from s2s.ir.expr_parse import parse_expr
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,16 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         return Binary("+", Sym(name), Sym(n) if isinstance(n, str) else Const(str(n)))
 
     i0, i1 = _operand(print_expr(node.i.start)), _operand(print_expr(node.i.stop))
-    k0, k1 = _operand(print_expr(node.k.start)), _operand(print_expr(node.k.stop))
     triangle = _is_triangle(node)
+    k_moves = _k_moves(node)
+    last_row = Binary("-", node.i.stop, Const("1"))
+    if k_moves:   # the k some row has (bounds affine in i: extreme at the first and last row)
+        k0 = _min(at_row(node.i.start, node.k.start), at_row(last_row, node.k.start))
+        k1 = _max(at_row(node.i.start, node.k.stop), at_row(last_row, node.k.stop))
+    else:
+        k0, k1 = _operand(print_expr(node.k.start)), _operand(print_expr(node.k.stop))
+    stale = reads_target(node.rights, node.target)
     if triangle:   # the columns some row has (bounds affine in i: extreme at the first and last row)
-        last_row = Binary("-", node.i.stop, Const("1"))
         j0 = _min(at_row(node.i.start, node.j.start), at_row(last_row, node.j.start))
         j1 = _max(at_row(node.i.start, node.j.stop), at_row(last_row, node.j.stop))
     else:
@@ -84,21 +91,50 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
                        f" && {col_text} < {at_row(row, node.j.stop)}")
         return inside
 
+    # with k_moves, the k that every row of the register block has, in this panel: [ks, kf)
+    ks, kf = name("ks"), name("kf")
+
     def kernel(row: Callable[[int], str], whole: bool) -> str:
         """The call that updates the register block whose rows start at ``row(r)`` over the
-        packed k panel (rows of the left factors read in place: past the last row, ``whole``
-        false, the last row again, whose results are not copied back)."""
+        packed k panel, or the part of it all the block's rows have (rows of the left factors
+        read in place: past the last row, ``whole`` false, the last row again, whose results are
+        not copied back)."""
+        first, count = (ks, f"{kf} - {ks}") if k_moves else (kc, kn)
         if in_place:
             def left_row(u: int, r: int) -> Expr:
                 index = plus(ir, r) if r else Sym(ir)
                 if not whole and r:
                     index = ex.Ternary(Binary("<", index, Sym(ie)), index, Binary("-", Sym(ie), Const("1")))
-                return ex.Unary("&", ex.substitute(node.lefts[u], {i: index, k: Sym(kc)}))
+                return ex.Unary("&", ex.substitute(node.lefts[u], {i: index, k: Sym(first)}))
             lefts = [print_expr(left_row(u, r)) for u in range(terms) for r in range(mr)]
         else:
-            lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}" for u in range(terms)]
-        rights = [f"{panel} + {u} * {stride} + ({jr} - {jc}) * {kn}" for u in range(terms)]
-        return f"{helper_name}({kn}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
+            skipped = f" + ({ks} - {kc}) * {mr}" if k_moves else ""
+            lefts = [f"{lp} + {u} * {left_size} + ({ir} - {ic}) * {kn}{skipped}" for u in range(terms)]
+        skipped = f" + ({ks} - {kc}) * {nr}" if k_moves else ""
+        rights = [f"{panel} + {u} * {stride} + ({jr} - {jc}) * {kn}{skipped}" for u in range(terms)]
+        return f"{helper_name}({count}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
+
+    def packed(u: int, at_k: str, column: str) -> Expr:
+        """Term u's right factor at (``at_k``, ``column``) in the packed panel."""
+        return Access(panel, (parse_expr(f"{u} * {stride} + ({column} - {jc}) / {nr} * {nr} * {kn}"
+                                         f" + ({at_k} - {kc}) * {nr} + ({column} - {jc}) % {nr}"),))
+
+    def cells_over_k(lo: Callable[[Expr], str], hi: Callable[[Expr], str]) -> list[str]:
+        """The block's cells in the iteration space updated for k from ``lo(row)`` to ``hi(row)``
+        in ascending order, the right factors read from the packed panel: the k of a row that
+        the register block leaves out (a triangle's ``k > i``)."""
+        row, col = plus(ir, tr), plus(jr, tj)
+        statement = (f"{print_expr(ex.substitute(node.target, {i: row, j: col}))} {node.op}= "
+                     + print_expr(ex.substitute(node.update_of(
+                         list(node.lefts), [packed(u, k, print_expr(col)) for u in range(terms)]), {i: row})) + ";")
+        return [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)",
+                f"  for (int {k} = {lo(row)}; {k} < {hi(row)}; {k}++)",
+                f"    for (int {tj} = 0; {tj} < {nr}; {tj}++)",
+                f"      if ({has(row, col)}) {statement}"]
+
+    def k_of(row: Expr) -> tuple[str, str]:
+        """The k of ``row`` in this panel."""
+        return _max(kc, at_row(row, node.k.start)), _min(ke, at_row(row, node.k.stop))
 
     def row_of_block(r: int) -> str:
         return "&" + print_expr(ex.substitute(node.target, {i: plus(ir, r) if r else Sym(ir), j: Sym(jr)}))
@@ -116,28 +152,52 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         row, col = plus(ir, tr), plus(jr, tj)
         target = print_expr(ex.substitute(node.target, {i: row, j: col}))
         cells = [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)", f"  for (int {tj} = 0; {tj} < {nr}; {tj}++)"]
-        return ([f"if ({whole}) {{", "  " + kernel(row_of_block, True), "} else {",
-                 f"  {t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
-                + ["  " + c for c in cells] + [f"      {tile}[{tr} * {nr} + {tj}] = {has(row, col)} ? {target} : 0;",
-                                                "  " + kernel(lambda r: f"{tile} + {r * nr}", False)]
-                + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {tile}[{tr} * {nr} + {tj}];", "}"])
+        registers = ([f"if ({whole}) {{", "  " + kernel(row_of_block, True), "} else {",
+                      f"  {t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
+                     + ["  " + c for c in cells] + [f"      {tile}[{tr} * {nr} + {tj}] = {has(row, col)} ? {target} : 0;",
+                                                     "  " + kernel(lambda r: f"{tile} + {r * nr}", False)]
+                     + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {tile}[{tr} * {nr} + {tj}];",
+                                                    "}"])
+        if not k_moves:
+            return registers
+        # k a row has before the common part first, then the common part in registers, then the
+        # k it has after it: each cell's updates stay in ascending k
+        block_last = Binary("-", Sym(_min(f"{ir} + {mr}", ie)), Const("1"))
+        return ([f"const int {ks} = {_max(kc, _max(at_row(ir, node.k.start), at_row(block_last, node.k.start)))};",
+                 f"const int {kf} = {_min(ke, _min(at_row(ir, node.k.stop), at_row(block_last, node.k.stop)))};",
+                 f"if ({ks} < {kf}) {{"]
+                + ["  " + line for line in cells_over_k(lambda r: k_of(r)[0], lambda r: ks)]
+                + ["  " + line for line in registers]
+                + ["  " + line for line in cells_over_k(lambda r: kf, lambda r: k_of(r)[1])]
+                + ["} else {"]
+                + ["  " + line for line in cells_over_k(lambda r: k_of(r)[0], lambda r: k_of(r)[1])]
+                + ["}"])
 
     def plain() -> list[str]:
         """The statement for rows [ic, ie), the k panel and the columns of the chunk, without
         the panels (their memory could not be had)."""
         lo = _max(jc, at_row(i, node.j.start)) if triangle else jc
         hi = _min(je, at_row(i, node.j.stop)) if triangle else je
+        k_lo, k_hi = k_of(Sym(i)) if k_moves else (kc, ke)
+        # (a factor that reads the target's array reads the values packed before any update)
+        rights = [packed(u, k, j) for u in range(terms)] if stale else list(node.rights)
         update = f"{node.op}="
-        statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
+        statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), rights))};"
         return [f"for (int {i} = {ic}; {i} < {ie}; {i}++)",
-                f"  for (int {k} = {kc}; {k} < {ke}; {k}++)",
+                f"  for (int {k} = {k_lo}; {k} < {k_hi}; {k}++)",
                 f"    for (int {j} = {lo}; {j} < {hi}; {j}++)",
                 f"      {statement}"]
 
     in_place = all(_row_along_k(left, i, k) for left in node.lefts)
     helper_name, helper = _register_block(node, print_expr, in_place)
+    # a triangle along k (rows with more k than others) gives the threads columns of their own,
+    # each with the whole triangle, instead of sharing each panel's row blocks, of which the
+    # first panels have few; every thread packs its own panels then, with no barrier
+    apart = threads and k_moves
+    shared = threads and not apart
     pragma = (lambda text: [text]) if threads else (lambda text: [])
-    if threads:
+    pragma_shared = (lambda text: [text]) if shared else (lambda text: [])
+    if shared:
         # rows shared evenly by the threads: a multiple of their number of blocks of at most mc
         # rows (doitgen has 140 rows: blocks of 96 would leave one thread a third of the work;
         # gemm's 1000 rows in 11 blocks of 96 would give one thread 576 of them)
@@ -159,17 +219,27 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     ] + [f"      {rp}[{u} * {right_size} + ({jr} - {jc}) * {kn} + ({k} - {kc}) * {nr} + ({j} - {jr})] = "
          f"{j} < {je} ? {print_expr(node.rights[u])} : 0;" for u in range(terms)] + ["    }"]
     slot = f"({i} - {ic}) / {mr} * {mr} * {kn} + ({k} - {kc}) * {mr} + ({i} - {ic}) % {mr}"
+    # (nothing is read outside the iteration space: a row's k outside its range are zeros)
+    has_k = (f" && {at_row(i, node.k.start)} <= {k} && {k} < {at_row(i, node.k.stop)}") if k_moves else ""
     pack_left = [
         f"for (int {i} = {ic}; {i} < {ip}; {i}++)",
         f"  for (int {k} = {kc}; {k} < {ke}; {k}++) {{",
-    ] + [f"    {lp}[{u} * {left_size} + {slot}] = {i} < {ie} ? {print_expr(node.lefts[u])} : 0;"
+    ] + [f"    {lp}[{u} * {left_size} + {slot}] = {i} < {ie}{has_k} ? {print_expr(node.lefts[u])} : 0;"
          for u in range(terms)] + ["  }"]
+    # a block with no cell of the iteration space in this panel is skipped
+    skip, skip_rows = [], []
+    if k_moves:
+        def no_k(first: str, last: Expr) -> str:
+            lo = _max(kc, _min(at_row(first, node.k.start), at_row(last, node.k.start)))
+            hi = _min(ke, _max(at_row(first, node.k.stop), at_row(last, node.k.stop)))
+            return f"{lo} >= {hi}"
+        skip.append(f"if ({no_k(ir, Binary('-', Sym(_min(f'{ir} + {mr}', ie)), Const('1')))}) continue;")
+        skip_rows.append(f"if ({no_k(ic, Binary('-', Sym(ie), Const('1')))}) continue;")
     if triangle:
-        # a block that has no cell of the triangle is skipped
         last = Binary("-", Sym(_min(f"{ir} + {mr}", ie)), Const("1"))
         lo = _min(at_row(ir, node.j.start), at_row(last, node.j.start))
         hi = _max(at_row(ir, node.j.stop), at_row(last, node.j.stop))
-        skip = [f"if ({jr} + {nr} <= {lo} || {jr} >= {hi}) continue;"]
+        skip.append(f"if ({jr} + {nr} <= {lo} || {jr} >= {hi}) continue;")
 
         # the widest rows first, so that the threads finish a panel together: the last block
         # taken is the narrowest (a lower triangle's widest rows are its last)
@@ -178,11 +248,12 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         first_width, last_width = width(node.i.start), width(last_row)
         block_index = bi if first_width == last_width else f"({last_width} > {first_width} ? {nblocks} - 1 - {bi} : {bi})"
     else:
-        skip, block_index = [], bi
+        block_index = bi
     row_blocks = [
         f"for (int {bi} = 0; {bi} < {nblocks}; {bi}++) {{",
         f"  const int {ic} = {i0} + {block_index} * {step};",
         f"  const int {ie} = {_min(f'{ic} + {step}', i1)};",
+    ] + ["  " + line for line in skip_rows] + [
         f"  if (!{blocked}) {{",
     ] + ["    " + line for line in plain()] + [
         "    continue;",
@@ -202,17 +273,18 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         ]
     else:
         where_packed = [f"{t} *const {panel} = {rp};", f"const int {stride} = {right_size};"]
+    cj0, cj1 = (name("cj0"), name("cj1")) if apart else (j0, j1)   # the columns of this thread
     panels = [
-        f"for (int {jc} = {j0}; {jc} < {j1}; {jc} += {nc}) {{",
-        f"  const int {je} = {_min(f'{jc} + {nc}', j1)};",
+        f"for (int {jc} = {cj0}; {jc} < {cj1}; {jc} += {nc}) {{",
+        f"  const int {je} = {_min(f'{jc} + {nc}', cj1)};",
         f"  for (int {kc} = {k0}; {kc} < {k1}; {kc} += {depth}) {{",
         f"    const int {ke} = {_min(f'{kc} + {depth}', k1)};",
         f"    const int {kn} = {ke} - {kc};",
     ] + ["    " + line for line in where_packed] + [
         f"    if ({rp} != 0) {{   /* the right factors of the panel, packed once for all row blocks */",
-    ] + ["      " + line for line in pragma("#pragma omp for")] + ["      " + line for line in pack_right] + [
+    ] + ["      " + line for line in pragma_shared("#pragma omp for")] + ["      " + line for line in pack_right] + [
         "    }",
-    ] + ["    " + line for line in pragma("#pragma omp for schedule(dynamic)")] + [
+    ] + ["    " + line for line in pragma_shared("#pragma omp for schedule(dynamic)")] + [
         "    " + line for line in row_blocks] + ["  }", "}"]
     right_ready = f"({rp} != 0 || {packed} != 0)" if packed else f"{rp} != 0"
     inner = ([
@@ -225,10 +297,34 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     ]) + rows_per_block + panels
     own_panel = f"({t} *){helper_name}_right_panel(sizeof({t}) * {terms} * {right_size})"
     out = [f"if ({i0} < {i1}) {{   /* (without rows, no factor is read) */",
-           f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};",
-           f"  {t} *{rp} = {f'{packed} != 0 ? 0 : ' if packed else ''}{own_panel};"]
-    out += ["  " + line for line in pragma("#pragma omp parallel" + parallel_if)]
-    out += ["  {"] + ["    " + line for line in inner] + ["  }", "}"]
+           f"  const int {columns} = {_max(_min(f'({j1} - {j0} + {nr - 1}) / {nr} * {nr}', str(nc)), str(nr))};"]
+    allocate = [f"{t} *{rp} = {f'{packed} != 0 ? 0 : ' if packed else ''}{own_panel};"]
+
+    def unless_stale(work: list[str]) -> list[str]:
+        # a factor that reads the target's array is read from the packed panels, before the
+        # updates of the panel; without their memory, the loops in their reference order (i, k,
+        # j), which the legality check has proven to read it as the user's did
+        if not stale:
+            return work
+        return ([f"if ({rp} == 0) {{"] + ["  " + line for line in _reference(node, print_expr, at_row, cj0, cj1)]
+                + ["} else {"] + ["  " + line for line in work] + ["}"])
+
+    if apart:
+        strips, me = name("strips"), name("me")
+        own_columns = [
+            "extern int omp_get_num_threads(void);",
+            "extern int omp_get_thread_num(void);",
+            f"const int {strips} = ({j1} - {j0} + {nr - 1}) / {nr};",
+            f"const int {nthreads} = omp_get_num_threads(), {me} = omp_get_thread_num();",
+            f"const int {cj0} = {j0} + {strips} * {me} / {nthreads} * {nr};",
+            f"const int {cj1} = {_min(f'{j0} + {strips} * ({me} + 1) / {nthreads} * {nr}', j1)};",
+        ]
+        region = pragma("#pragma omp parallel" + parallel_if) + ["{"] + [
+            "  " + line for line in own_columns + allocate + unless_stale(inner)] + ["}"]
+        out += ["  " + line for line in region] + ["}"]
+    else:
+        region = pragma("#pragma omp parallel" + parallel_if) + ["{"] + ["  " + line for line in inner] + ["}"]
+        out += ["  " + line for line in allocate + unless_stale(region)] + ["}"]
     panels_memory = ("" if in_place else _panel_memory(f"{helper_name}_left_panel")) + _panel_memory(
         f"{helper_name}_right_panel")
     return MatMulCode(out, helper_name, helper + panels_memory)
@@ -271,6 +367,23 @@ def _panel_offset(terms: int, k0: str, k1: str, j0: str, jc: str, kc: str, je: s
 
 def _strips_width(jc: str, je: str, nr: int) -> str:
     return f"(({je} - {jc} + {nr - 1}) / {nr} * {nr})"
+
+
+def _reference(node: MatMul, print_expr: Callable[[Expr], str], at_row: Callable[[str, Expr], str],
+               first_column: str, end_column: str) -> list[str]:
+    """The node's loops in its reference order, i, then k, then j, over the columns from
+    ``first_column`` to ``end_column``."""
+    i, j, k = node.i.var, node.j.var, node.k.var
+    statement = f"{print_expr(node.target)} {node.op}= {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
+    return [f"for (int {i} = {_operand(print_expr(node.i.start))}; {i} < {_operand(print_expr(node.i.stop))}; {i}++)",
+            f"  for (int {k} = {at_row(i, node.k.start)}; {k} < {at_row(i, node.k.stop)}; {k}++)",
+            f"    for (int {j} = {_max(first_column, at_row(i, node.j.start))}; "
+            f"{j} < {_min(end_column, at_row(i, node.j.stop))}; {j}++)",
+            f"      {statement}"]
+
+
+def _k_moves(node: MatMul) -> bool:
+    return node.i.var in ex.names(node.k.start) or node.i.var in ex.names(node.k.stop)
 
 
 def _is_triangle(node: MatMul) -> bool:

@@ -198,23 +198,33 @@ class _Draft:
         return lower, upper, inclusive
 
     def _matmul(self) -> Node | None:
-        """``C[i][j] (+|-)= [alpha *] A[i][k] * B[k][j]`` over a box: the MatMul kernels' pattern."""
+        """``C[i][j] (+|-)= [alpha *] A[i][k] * B[k][j]``, the MatMul kernels' pattern: over a box,
+        or with k's range moving with i (trmm's ``k > i``, a lower-triangular ``k <= i``); the
+        left factor may be read down a column (``A[k][i]``), the right one may be a row of C
+        itself (trmm in place: legal where those rows change only later)."""
         r = self.rng
         two_d = [a for a in self.arrays_used() if self.rank[a.name] == 2 and a.ctype in FLOAT_TYPES]
         if len(two_d) < 2:
             return None
         c = r.choice(two_d)
-        sources = [x for x in two_d if x is not c]  # reading the array written is a different pattern
+        sources = [x for x in two_d if x is not c]
         if not sources:
             return None
-        a, b = r.choice(sources), r.choice(sources)
+        a, b = r.choice(sources), (c if r.random() < 0.25 else r.choice(sources))
         small = [n for n, _ in self.params if n != BIG_PARAM]
         ext = [Poly(((1, (r.choice(small),)),), 0) if r.random() < 0.5 else const(r.randint(2, 40)) for _ in range(3)]
-        prod: Expr = BinOp("*", self._flat(a, (var("i"), var("k"))), self._flat(b, (var("k"), var("j"))))
+        k_lo, k_hi = const(0), ext[2]
+        shape = r.choices(("box", "after_i", "up_to_i"), (5, 3, 2))[0]
+        if shape == "after_i":
+            k_lo = var("i", 1, r.choice((0, 1)))
+        elif shape == "up_to_i":
+            k_hi = var("i", 1, r.choice((0, 1)))
+        left = (var("k"), var("i")) if r.random() < 0.4 else (var("i"), var("k"))
+        prod: Expr = BinOp("*", self._flat(a, left), self._flat(b, (var("k"), var("j"))))
         if r.random() < 0.4:
             prod = BinOp("*", self._const(c.ctype), prod)
         stmt = Stmt(self._flat(c, (var("i"), var("j"))), r.choice(("+=", "+=", "-=")), prod)
-        k = Loop("k", const(0), ext[2], (stmt,))
+        k = Loop("k", k_lo, k_hi, (stmt,))
         j = Loop("j", const(0), ext[1], (k,))
         return Loop("i", const(0), ext[0], (j,))
 

@@ -14,7 +14,10 @@ from s2s.ir.data import Array, Data, Scalar, Storage, Symbol
 from s2s.ir.dataflow import (
     AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet, copy_graph,
 )
-from s2s.ir.library import ROWS_APART, TEAM_PAYS, TESTED_BEFORE, Blocking, Extent, MatMul, PackedRight, packed_right_size
+from s2s.ir.library import (
+    ROWS_APART, TEAM_PAYS, TESTED_BEFORE, Blocking, Extent, MatMul, PackedRight, packed_right_size,
+    reads_target,
+)
 from s2s.ir.expr import (
     PURE_FUNCTIONS, Access, Binary, Call, Cast, Const, Expr, ExprPrinter, SizeOf, Sym, Ternary, Unary,
     format_expr,
@@ -33,6 +36,7 @@ __all__ = [
     "AccessNode", "DataflowGraph", "DataflowNode", "LibraryNode", "Memlet", "Range", "Subscript", "Tasklet",
     "copy_graph",
     "ROWS_APART", "TEAM_PAYS", "TESTED_BEFORE", "Blocking", "Extent", "MatMul", "PackedRight", "packed_right_size",
+    "reads_target",
     "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
     "Ternary", "Unary", "format_expr",
     "SDFG", "TranslationUnit",

@@ -112,6 +112,13 @@ def packed_right_size(node: MatMul) -> Expr:
     return Binary("*", Binary("*", Const(str(len(node.rights))), depth), Binary("*", strips, nr))
 
 
+def reads_target(rights: tuple[Expr, ...], target: Expr) -> bool:
+    """Whether a right factor reads the target's array (trmm's ``B[k][j]`` for ``B[i][j]``): the
+    values it reads are those from before the node's updates, which an expansion must keep."""
+    name = target.name if isinstance(target, ex.Access) else None
+    return any(isinstance(a, ex.Access) and a.name == name for e in rights for a in ex.walk(e))
+
+
 def left_name(t: int) -> str:
     return f"left{t}"
 

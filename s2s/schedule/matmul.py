@@ -27,7 +27,7 @@ from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.ir import (
     Access, AccessNode, Array, Binary, Block, Blocking, Const, DataflowGraph, Expr, Extent, MatMul, Memlet,
-    Range, Scalar, Sym, Symbol, Tasklet, Unary, expr as ex,
+    Range, Scalar, Sym, Symbol, Tasklet, Unary, expr as ex, reads_target,
 )
 from s2s.ir.library import left_name, right_name
 from s2s.schedule.pluto import PlutoSchedule, Row
@@ -123,7 +123,8 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     if update is None:
         return None
     dtype = array.dtype.spelling
-    if not all(_plain(e, scop, out.data, dtype) for e in lefts + rights):
+    if not (all(_plain(e, scop, out.data, dtype) for e in lefts)
+            and all(_plain(e, scop, out.data, dtype, column=j) for e in rights)):
         return None
     pattern = MatMulPattern(stmt.name, i, j, k, target, value.op, update, tuple(lefts), tuple(rights), dtype,
                             tuple(batch))
@@ -173,11 +174,14 @@ def _split_products(e: Expr, i: str, j: str, lefts: list[Expr], rights: list[Exp
     return Binary("*", *names)
 
 
-def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
+def _plain(e: Expr, scop: Scop, target_array: str, dtype: str, column: str | None = None) -> bool:
     """Arithmetic on reads that evaluates, in the target's type, to what the statement computes:
-    no call, no read of the target's array, every value of the target's type (double constants
-    only in double code; integer constants are exact in both), no array the model delinearized
-    (``A[i * n + k]``: its memlets would need the linear form)."""
+    no call, every value of the target's type (double constants only in double code; integer
+    constants are exact in both), no array the model delinearized (``A[i * n + k]``: its memlets
+    would need the linear form). The target's array is read only in a right factor (``column``
+    given), and there only as ``T[e][j]``, an element of the column the statement updates
+    (trmm's ``B[k][j]``): whether each such read sees the value it saw in the user's order is
+    ``kernel_order_is_legal``'s to prove."""
     containers = scop.sdfg.container_map
     loop_vars = {l.node.var for l in scop.loops}
 
@@ -190,8 +194,9 @@ def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
             return n.int_value is not None or dtype == "double" and not n.text.lower().endswith(("f", "l"))
         if isinstance(n, Access):
             data = containers.get(n.name)
-            return (n.name != target_array and n.name not in scop.delinearized and isinstance(data, Array)
-                    and data.dtype.spelling == dtype)
+            if n.name == target_array and not (column is not None and _reads_own_column(n, column)):
+                return False
+            return n.name not in scop.delinearized and isinstance(data, Array) and data.dtype.spelling == dtype
         if isinstance(n, Sym):
             data = containers.get(n.name)
             return isinstance(data, (Scalar, Symbol)) and n.name not in loop_vars and data.dtype.spelling == dtype
@@ -200,19 +205,26 @@ def _plain(e: Expr, scop: Scop, target_array: str, dtype: str) -> bool:
     return ok(e)
 
 
+def _reads_own_column(a: Access, column: str) -> bool:
+    """``a`` is ``T[e][column]``, ``e`` without ``column``."""
+    return (len(a.indices) == 2 and a.indices[1] == Sym(column)
+            and column not in ex.names(a.indices[0]))
+
+
 def _is_rows_by_band(domain: isl.Set, i: int, j: int, k: int) -> bool:
-    """Whether the domain is (rows i between bounds on the parameters, j between affine bounds
-    on i and the parameters) x (k between bounds on the parameters): one convex piece, the k
-    range independent of (i, j)."""
-    if domain.coalesce().n_basic_set() != 1 or any(
-            domain.dim_min(d).n_piece() != 1 or domain.dim_max(d).n_piece() != 1 for d in (i, k)):
+    """Whether the domain is rows i between bounds on the parameters, and for each row j
+    between affine bounds on i and the parameters, k between affine bounds on i and the
+    parameters (trmm's ``k > i``), the two ranges independent of each other: one convex piece."""
+    if domain.coalesce().n_basic_set() != 1 or domain.dim_min(i).n_piece() != 1 or domain.dim_max(i).n_piece() != 1:
         return False
     lo, hi = j_bounds(domain, i, j, k)
     if lo.n_piece() != 1 or hi.n_piece() != 1 or not (_unit_slope(lo) and _unit_slope(hi)):
         return False
+    if any(b.n_piece() != 1 for b in k_bounds(domain, i, j, k)):
+        return False
     rows_cols = only_through(domain, (i, j))
-    depth = only_through(domain, (k,))
-    return rows_cols.intersect(depth).is_equal(domain)
+    rows_depth = only_through(domain, (i, k))
+    return rows_cols.intersect(rows_depth).is_equal(domain)
 
 
 def _unit_slope(bound: isl.PwAff) -> bool:
@@ -226,10 +238,22 @@ def _unit_slope(bound: isl.PwAff) -> bool:
 def j_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.PwAff]:
     """The least and greatest j of row i, as functions of the parameters and of i (a parameter
     named after it)."""
+    return _bounds_per_row(domain, i, k)
+
+
+def k_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.PwAff]:
+    """The least and greatest k of row i, as functions of the parameters and of i (a parameter
+    named after it)."""
+    return _bounds_per_row(domain, i, j)
+
+
+def _bounds_per_row(domain: isl.Set, i: int, other: int) -> tuple[isl.PwAff, isl.PwAff]:
+    """The bounds of the dimension that is neither ``i`` nor ``other`` (``other`` projected out),
+    as functions of the parameters and of i."""
     name = domain.get_dim_name(isl.dim_type.set, i)
-    rows = domain.project_out(isl.dim_type.set, k, 1)
+    rows = domain.project_out(isl.dim_type.set, other, 1)
     n = rows.dim(isl.dim_type.param)
-    per_row = rows.move_dims(isl.dim_type.param, n, isl.dim_type.set, i - (1 if i > k else 0), 1)
+    per_row = rows.move_dims(isl.dim_type.param, n, isl.dim_type.set, i - (1 if i > other else 0), 1)
     per_row = per_row.set_dim_name(isl.dim_type.param, n, name)
     return per_row.dim_min(0), per_row.dim_max(0)
 
@@ -270,20 +294,72 @@ def batch_outermost(original: PlutoSchedule, statements: list[Statement], patter
 
 def kernel_order_is_legal(deps: Dependences, stmt: Statement, pattern: MatMulPattern) -> bool:
     """Every dependence between two instances of the statement joins the same (i, j) at a larger
-    k: then any order of (i, j) with ascending k for each keeps them all."""
+    k: then any order of (i, j) with ascending k for each keeps them all. Reads of the target's
+    array by a right factor (trmm's ``B[k][j]``) are the exception ``_stale_reads_kept`` allows."""
     names = stmt.iterators
     src = ", ".join(names)
     dst = ", ".join(f"{v}_" for v in names)
     same_batch = "".join(f"{b}_ = {b} and " for b in pattern.batch)
     allowed = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {same_batch}"
                       f"{pattern.i}_ = {pattern.i} and {pattern.j}_ = {pattern.j} and {pattern.k}_ > {pattern.k} }}")
-    batch = pattern.batch
-    for n, b in enumerate(batch):   # or to a later batch iteration: the batch loops run in order
-        earlier = "".join(f"{c}_ = {c} and " for c in batch[:n])
-        allowed = allowed.union(isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {earlier}{b}_ > {b} }}"))
+    allowed = allowed.union(_to_later_batch(stmt, pattern))
     own = isl.UnionSet.from_set(stmt.domain)
     among = deps.validity.intersect_domain(own).intersect_range(own)   # memory-based: any reordering
+    stale = _stale_reads(stmt, pattern)
+    if stale is not None:
+        if not _stale_reads_kept(stmt, pattern, stale):
+            return False
+        among = among.subtract(isl.UnionMap.from_map(stale))
     return among.is_subset(isl.UnionMap.from_map(allowed))
+
+
+def _to_later_batch(stmt: Statement, pattern: MatMulPattern) -> isl.Map:
+    """Pairs of instances in different iterations of the batch loops, the first one earlier:
+    the batch loops run in order, one call of the node in each."""
+    names = stmt.iterators
+    src = ", ".join(names)
+    dst = ", ".join(f"{v}_" for v in names)
+    later = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : false }}")
+    batch = pattern.batch
+    for n, b in enumerate(batch):
+        earlier = "".join(f"{c}_ = {c} and " for c in batch[:n])
+        later = later.union(isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {earlier}{b}_ > {b} }}"))
+    return later
+
+
+def _stale_reads(stmt: Statement, pattern: MatMulPattern) -> isl.Map | None:
+    """Where a right factor reads an element of the target's array that the statement writes:
+    each instance that reads it to each instance that writes it (None: no factor reads it)."""
+    if not reads_target(pattern.rights, pattern.target):
+        return None
+    name = pattern.target.name
+    relations = [(w, r) for w, r in stmt.accesses if r.get_tuple_name(isl.dim_type.out) == name]
+    writes = [r for w, r in relations if w]
+    factor_reads = [r for w, r in relations if not w and not any(r.is_equal(x) for x in writes)]
+    stale = isl.Map.empty(isl.Space.map_from_domain_and_range(stmt.domain.get_space(), stmt.domain.get_space()))
+    for read in factor_reads:
+        for write in writes:
+            stale = stale.union(read.apply_range(write.reverse()))
+    return stale.intersect_domain(stmt.domain).intersect_range(stmt.domain)
+
+
+def _stale_reads_kept(stmt: Statement, pattern: MatMulPattern, stale: isl.Map) -> bool:
+    """Whether the node reads, for a right factor, the value the user's order read, where that is
+    an element of the target's array: in the user's order no instance writes it before an
+    instance reads it as a factor (so every such read sees the value from before the statement),
+    and in the node's orders every read comes first too. The node packs the right factors of a
+    k panel before it updates any cell in that panel, so a read at k comes before a write at a
+    k that is not smaller; without panel memory it runs the reference loops (i, then k, then j),
+    where a read comes first when the writer's (i, k) is not lexicographically smaller."""
+    names = stmt.iterators
+    src = ", ".join(names)
+    dst = ", ".join(f"{v}_" for v in names)
+    first_in_user_order = stmt.domain.lex_le_set(stmt.domain)
+    i, k = pattern.i, pattern.k
+    same_batch = " and ".join([f"{b}_ = {b}" for b in pattern.batch] + ["true"])
+    first_in_node = isl.Map(f"{{ {stmt.name}[{src}] -> {stmt.name}[{dst}] : {same_batch} and {k}_ >= {k} and "
+                            f"({i}_ > {i} or ({i}_ = {i} and {k}_ >= {k})) }}").union(_to_later_batch(stmt, pattern))
+    return stale.is_subset(first_in_user_order.intersect(first_in_node))
 
 
 def mark_name(pattern: MatMulPattern, blocking: Blocking, parallel: bool) -> str:
@@ -306,10 +382,11 @@ def matmul_block(scop: Scop, stmt: Statement, pattern: MatMulPattern, blocking: 
     core = core_domain(stmt, pattern)
     i, j, k = _core_positions(stmt, pattern)
     lo, hi = j_bounds(core, i, j, k)
+    k_lo, k_hi = k_bounds(core, i, j, k)
     extents = {
         pattern.i: Extent(pattern.i, bound_expr(core.dim_min(i)), ex.plus_one(bound_expr(core.dim_max(i)))),
         pattern.j: Extent(pattern.j, bound_expr(lo), ex.plus_one(bound_expr(hi))),
-        pattern.k: Extent(pattern.k, bound_expr(core.dim_min(k)), ex.plus_one(bound_expr(core.dim_max(k)))),
+        pattern.k: Extent(pattern.k, bound_expr(k_lo), ex.plus_one(bound_expr(k_hi))),
     }
     nodes: list = []
     edges: list[Memlet] = []

@@ -359,7 +359,7 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
             unfused = PlutoScheduler(scop, deps, "no", options.budget_s).schedule()
         except SchedulingFailed:
             unfused = None
-        if unfused is not None and len(apart(unfused)) > len(chosen):
+        if unfused is not None and len(apart(unfused)) > len(chosen) and _kernels_do_the_bulk(scop, apart(unfused)):
             sched, chosen = unfused, apart(unfused)
     for p in found:
         if p.batch and p not in chosen:
@@ -369,6 +369,17 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
     target = options.matmul
     return sched, tuple((p.statement, mark_name(
         p, blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)), options.parallel)) for p in chosen)
+
+
+def _kernels_do_the_bulk(scop: Scop, kernels: list[MatMulPattern]) -> bool:
+    """Whether most of the statements in the deepest loops are ``kernels``: only then is a
+    schedule chosen for setting kernels apart rather than for all the work (in symm the other
+    half of the multiply-adds, a reduction into ``temp2``, lost its tiles and its parallel loop
+    to the unfused schedule)."""
+    names = {p.statement for p in kernels}
+    deepest = max(len(s.iterators) for s in scop.statements)
+    in_kernels = sum(1 for s in scop.statements if len(s.iterators) == deepest and s.name in names)
+    return 2 * in_kernels > sum(1 for s in scop.statements if len(s.iterators) == deepest)
 
 
 def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOptions) -> bool:
