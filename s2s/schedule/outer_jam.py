@@ -16,12 +16,16 @@ inside, so that code generation can keep the chains' elements in locals.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import access_subscripts, element, member_directions, moves_along, reads_an_array
+from s2s.schedule.point_order import (
+    access_subscripts, element, loops_of, member_directions, moves_along, reads_an_array,
+)
 from s2s.schedule.whole_groups import band_above, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
 
@@ -74,9 +78,11 @@ def may_jam(jams: JamRows, rows: list[Row], member: Row, stmts: list[Statement])
 
 
 def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
-    """Whether ``st``'s innermost loop, below ``outer``, updates an element in every iteration
-    (reads and writes it, its subscripts unchanged along that loop) that changes with ``outer``."""
-    varying = [r for r in rows if r.kind == "hyperplane" and any(r.coefficients[st.name][:-1])]
+    """Whether ``st``'s innermost loop, below ``outer``, carries a chain that changes with
+    ``outer``: it updates an element in every iteration (reads and writes it, its subscripts
+    unchanged along that loop), or it is a recurrence, reading what it wrote some iterations
+    before (adi's ``p[i][j]`` from ``p[i][j - 1]``)."""
+    varying = loops_of(st, rows)
     if outer not in varying or varying[-1] is outer:
         return False
     directions = member_directions(st, varying)
@@ -88,10 +94,38 @@ def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
         subscripts = access_subscripts(access, st) if is_write else None
         if subscripts is None or element(access, st) not in reads:
             continue
-        if (all(moves_along(sub, innermost) == 0 for sub in subscripts)
-                and any(moves_along(sub, along_outer) != 0 for sub in subscripts)):
+        if not any(moves_along(sub, along_outer) != 0 for sub in subscripts):
+            continue
+        if all(moves_along(sub, innermost) == 0 for sub in subscripts):
+            return True
+        if any(_reads_back(read, access, subscripts, innermost)
+               for is_read_write, read in st.accesses if not is_read_write and element(read, st) == element(access, st)):
             return True
     return False
+
+
+def _reads_back(read: isl.Map, write: isl.Map, subscripts: list[list[int]], innermost: list) -> bool:
+    """Whether ``read`` (subscripts with the same iterator coefficients as ``write``'s) reads the
+    element that ``write`` wrote a whole number of iterations before along the innermost loop,
+    the same in every iteration of the loops around it."""
+    try:
+        offsets = isl.PwMultiAff.from_map(write).sub(isl.PwMultiAff.from_map(read))
+    except isl.Error:
+        return False
+    if offsets.n_piece() != 1:
+        return False
+    shift = []
+    for d in range(offsets.dim(isl.dim_type.out)):
+        pieces: list[isl.Aff] = []
+        offsets.get_pw_aff(d).foreach_piece(lambda _set, aff: pieces.append(aff))
+        if len(pieces) != 1 or not pieces[0].is_cst():
+            return False
+        shift.append(pieces[0].get_constant_val().to_python())
+    moves = [moves_along(sub, innermost) for sub in subscripts]
+    # shift = t * moves with a whole t > 0: the element read was written t iterations before
+    steps = {Fraction(s) / m for s, m in zip(shift, moves) if m != 0}
+    return (all(s == 0 for s, m in zip(shift, moves) if m == 0) and len(steps) == 1
+            and (t := steps.pop()) > 0 and t.denominator == 1)
 
 
 def _backward_inside(deps: Dependences, times: isl.UnionMap, k: int) -> set[str]:

@@ -65,8 +65,7 @@ def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
     for st in stmts:
         if len(st.iterators) != depth or depth == 0:
             continue
-        varying = [r for r in rows if r.kind == "hyperplane" and any(r.coefficients[st.name][:depth])]
-        directions = member_directions(st, varying)
+        directions = member_directions(st, loops_of(st, rows))
         if directions is None:
             return None
         total += _score_along([(w, access_subscripts(m, st)) for w, m in st.accesses], directions[-1])
@@ -76,6 +75,23 @@ def innermost_locality(stmts: list[Statement], rows: list[Row]) -> int | None:
 def reads_an_array(stmts: list[Statement]) -> bool:
     """Whether some statement reads an element of an array (not only scalars)."""
     return any(not is_write and access.dim(isl.dim_type.out) > 0 for st in stmts for is_write, access in st.accesses)
+
+
+def loops_of(st: Statement, rows: list[Row]) -> list[Row]:
+    """The hyperplanes of ``rows`` that make a loop around ``st``: those that move it, less any
+    that only repeats earlier ones (a linear combination of them, as the original order's rows
+    appended after a band may be: constant once those are fixed)."""
+    import numpy as np  # imported on use: s2s-cc's start-up time matters
+
+    n = len(st.iterators)
+    kept: list[Row] = []
+    for r in rows:
+        if r.kind != "hyperplane" or not any(r.coefficients[st.name][:n]):
+            continue
+        matrix = np.array([list(x.coefficients[st.name][:n]) for x in kept + [r]], dtype=float)
+        if np.linalg.matrix_rank(matrix) == len(kept) + 1:
+            kept.append(r)
+    return kept
 
 
 def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]] | None:

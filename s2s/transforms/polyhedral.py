@@ -33,10 +33,13 @@ ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minu
 # isl's AST generator separates the cases of several fused statements with different extents
 # (3mm's initialization: a loop nest per combination of parameter orders) and of unrolled copies
 # in partial tiles, which can take seconds and give tens of kilobytes of code. Past this budget
-# (0.1-0.3 s) the tiles go without unroll-and-jam, and past it again the user's code stays:
-# isl's atomic loops would be smaller, but their bounds are disjunctions that our SCoP builder
-# (the parallel cross-check re-reads the code) takes far longer over.
+# (0.1-0.3 s for a few statements; it grows with their number, as their code does: adi's 27
+# statements jammed by four rows need 2 x 10^6) the tiles go without unroll-and-jam, and past
+# it again the user's code stays: isl's atomic loops would be smaller, but their bounds are
+# disjunctions that our SCoP builder (the parallel cross-check re-reads the code) takes far
+# longer over.
 AST_OPERATIONS = 500_000
+AST_OPERATIONS_PER_STATEMENT = 100_000
 
 
 @dataclass(frozen=True)
@@ -228,10 +231,14 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         # order with four rows jammed reads A along rows once, for both)
         original = scheduler.original_order()
         gain = _locality_gain(scop, original, sched)
-        original_jams = _jams(scop, deps, original, options) if gain is not None and gain > 0 else ()
+        # (or walks memory as well as a schedule that only distributes its loops: adi's)
+        as_well = gain == 0 and not any(len(b) > 1 for b in sched.bands()) and (
+            _loop_count(scop, original) < _loop_count(scop, sched))
+        original_jams = _jams(scop, deps, original, options) if gain is not None and (gain > 0 or as_well) else ()
     if original_jams:
         sched, streaming, jams = original, frozenset(), original_jams
-        plain = "; original order kept, its rows jammed: it walks memory better"
+        plain = "; original order kept, its rows jammed: it walks memory " + (
+            "better" if gain else "as well, and the copies' chains run side by side")
     else:
         jams = _jams(scop, deps, sched, options)
     reason = None if kernels or jams or not gain_rules else _not_worth_regenerating(
@@ -432,6 +439,19 @@ def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:
     return pattern is not None and _runs_along_rows(stmt, pattern) and not _kernel_pays(scop, stmt, pattern, options)
 
 
+def _loop_count(scop: Scop, sched: PlutoSchedule) -> int:
+    """How many loops the code of ``sched`` has: per hyperplane row, one per group of the
+    statements it moves that the scalar rows before it set apart."""
+    count = 0
+    for k, row in enumerate(sched.rows):
+        if row.kind != "hyperplane":
+            continue
+        groups = {tuple(r.coefficients[st.name][0] for r in sched.rows[:k] if r.kind == "scalar")
+                  for st in scop.statements if any(row.coefficients[st.name][:-1])}
+        count += len(groups)
+    return count
+
+
 def _only_streaming_bands(sched: PlutoSchedule, streaming: frozenset[int]) -> bool:
     """Whether every band of two or more members is one that tiles cannot help (band_reuse.py)."""
     tileable = [sched.rows[b[0]].band for b in sched.bands() if len(b) > 1]
@@ -498,7 +518,7 @@ def _parallel_loop_pays(scop: Scop, sched: PlutoSchedule) -> bool:
 def _ast_within_budget(scop: Scop, tree: isl.Schedule) -> isl.AstNode | None:
     """isl's AST of ``tree`` (code generation uses it), or None past the budget."""
     try:
-        with isl_operation_limit(AST_OPERATIONS):
+        with isl_operation_limit(max(AST_OPERATIONS, AST_OPERATIONS_PER_STATEMENT * len(scop.statements))):
             return isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
     except isl.Error:
         return None
