@@ -2,6 +2,7 @@
 may replace them, and that its C expansion computes bit for bit what the loops computed."""
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import textwrap
@@ -348,3 +349,69 @@ def test_triangles_along_k_compute_what_the_loops_computed_bit_for_bit(tmp_path,
     assert ("s2s_me = omp_get_thread_num()" in result.source) == (target == "openmp")
     ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=threads)
     assert out == ref
+
+
+def _random_triangle(seed: int) -> str:
+    """A matrix product with k (and maybe j) moving with i, the right factor read from the
+    target's own rows or another array, in either loop order, sizes known only at run time."""
+    r = random.Random(seed)
+    rows, cols = r.randint(5, 120), r.randint(3, 80)
+    k_lo, k_hi = "0", "m"
+    shape = r.choice(["after", "up to", "box"])
+    if shape == "after":
+        k_lo = f"i + {r.choice([0, 1, 2])}"
+    elif shape == "up to":
+        k_hi = f"i + {r.choice([0, 1, 3])}"
+    j_lo, j_hi = r.choice([("0", "n"), ("0", "n"), ("0", "i + 1"), ("i", "n")])
+    statement = (f"B[i][j] {r.choice(['+=', '-='])} {r.choice(['', 'alpha * '])}"
+                 f"{r.choice(['A[k][i]', 'A[i][k]'])} * {r.choice(['B[k][j]', 'X[k][j]'])};")
+    if r.random() < 0.5:
+        loops = f"for (j = {j_lo}; j < {j_hi}; j++)\n for (k = {k_lo}; k < {k_hi}; k++)"
+    else:
+        loops = f"for (k = {k_lo}; k < {k_hi}; k++)\n for (j = {j_lo}; j < {j_hi}; j++)"
+    return f"""
+#include <stdio.h>
+#define M {rows}
+#define N {cols}
+static double A[M + 3][M + 3], B[M + 3][N + M], X[M + 3][N + M];
+static void kernel(double alpha, int m, int n)
+{{
+  int i, j, k;
+  for (i = 0; i < m; i++)
+  {loops}
+    {statement}
+}}
+int main(void)
+{{
+  for (int i = 0; i < M + 3; i++)
+    for (int k = 0; k < M + 3; k++)
+      A[i][k] = (i * 7 + k * 3) % 11 / 10.0 - 0.3;
+  for (int i = 0; i < M + 3; i++)
+    for (int j = 0; j < N + M; j++) {{
+      B[i][j] = (i * 5 + j) % 13 / 7.0 + 0.1;
+      X[i][j] = (i * j % 7) / 3.0;
+    }}
+  kernel(1.5, {r.randint(1, rows)}, {r.randint(1, cols)});
+  for (int i = 0; i < M + 3; i++)
+    for (int j = 0; j < N + M; j++)
+      printf("%a\\n", B[i][j]);
+  return 0;
+}}
+"""
+
+
+def test_random_triangles_along_k_compute_what_the_loops_computed(tmp_path, monkeypatch):
+    # a differential check on matrix products of random shapes: the kernel where it is proven
+    # legal (a right factor that reads rows updated before is not), the loops elsewhere
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
+                                              "parallel_start=0,parallel_wake=0")
+    kernels = 0
+    for seed in range(10):
+        src = tmp_path / f"t{seed}.c"
+        src.write_text(_random_triangle(seed))
+        target = "openmp" if seed % 2 else "c"
+        result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+        kernels += any("matrix-multiply" in ln for ln in result.report)
+        ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=2)
+        assert out == ref, _random_triangle(seed)
+    assert kernels >= 3
