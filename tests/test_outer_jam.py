@@ -136,6 +136,37 @@ int main(void) {
 }
 """
 
+# A lower-triangular solve L y = b by forward substitution (trisolv's shape): row i reads the
+# y of every row before it, so rows run together only over the columns before their group.
+FORWARD_SUBSTITUTION = HEADER + """
+void forward(int n, double L[n][n], const double *b, double *y) {
+  for (int i = 0; i < n; i++) {
+    y[i] = b[i];
+    for (int j = 0; j < i; j++)
+      y[i] -= L[i][j] * y[j];
+    y[i] = y[i] / L[i][i];
+  }
+}
+int main(void) {
+  int sizes[] = {1, 2, 3, 5, 8, 67, 130};
+  for (int s = 0; s < 7; s++) {
+    int n = sizes[s];
+    double (*L)[n] = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++)
+        L[i][j] = (i == j) ? 2.0 + i % 3 : ((i * 7 + j * 3) % 11) / 40.0;
+      b[i] = (i % 9) / 3.0 - 1.0;
+    }
+    forward(n, L, b, y);
+    for (int i = 0; i < n; i++)
+      printf("%a ", y[i]);
+    printf("\\n");
+    free(L); free(b); free(y);
+  }
+  return 0;
+}
+"""
+
 
 def _kernel(source: str, name: str) -> str:
     return source[source.index(f"void {name}("):source.index("int main(")]
@@ -185,4 +216,29 @@ def test_rows_of_recurrences_are_jammed_in_the_users_order(tmp_path, target):
     line = next(ln for ln in result.report if ": smooth_rows: " in ln)
     assert "original order kept, its rows jammed" in line, line
     assert "loop unroll-and-jam 4 over the loops inside it" in line, line
+    assert out == ref
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_rows_of_a_triangular_solve_are_jammed_over_the_columns_before_them(tmp_path, monkeypatch, target):
+    # (optimized at any size: the small systems run the new code too)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    result, ref, out = optimized_and_both_outputs(tmp_path / "forward.c", FORWARD_SUBSTITUTION, target)
+    line = next(ln for ln in result.report if ": forward: " in ln)
+    # (under OpenMP as the code where no region runs in parallel: a wavefront of tiles would)
+    assert "4 rows jammed over the columns before them" in line or (
+        target == "openmp" and "the sequential target's code where no region runs in parallel" in line), line
+    # the four rows' sums in locals over the shared columns, each row's y[j] read from memory
+    assert len(re.findall(r"double y_r\d+ = y\[", result.source)) >= 4, result.source
+    assert out == ref
+
+
+def test_a_triangular_solve_that_reads_its_group_is_not_jammed(tmp_path, monkeypatch):
+    # y[j + 1] for j < i0 reaches y[i0], the first row of a group, which that row is still
+    # summing while the group's rows run together: the split schedule breaks a dependence
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    program = FORWARD_SUBSTITUTION.replace("y[i] -= L[i][j] * y[j];", "y[i] -= L[i][j] * y[j + 1];")
+    result, ref, out = optimized_and_both_outputs(tmp_path / "shifted.c", program, "c")
+    line = next(ln for ln in result.report if ": forward: " in ln)
+    assert "rows jammed over the columns before them" not in line, line
     assert out == ref

@@ -112,3 +112,37 @@ def test_no_local_for_an_element_that_may_be_another_one(tmp_path):
     gen = tmp_path / "alone.opt.c"
     gen.write_text(result.source)
     assert _output(gen, tmp_path / "alone_opt", sanitize) == _output(alone, tmp_path / "alone_ref", [])
+
+
+# a recurrence over earlier elements of the same array: w[j] for the j of the loop below i
+EARLIER_ELEMENTS = r"""
+#include <stdio.h>
+#define N 203
+void weighted_prefix(double *w, const double *a) {
+  for (int i = 1; i < N; i++)
+    for (int j = 0; j < i; j++)
+      w[i] += a[i * N + j] * w[j];
+}
+int main(void) {
+  static double w[N], a[N * N];
+  for (int i = 0; i < N; i++) w[i] = 1.0 / (1 + i % 5);
+  for (int i = 0; i < N * N; i++) a[i] = (i % 17) / 64.0 - 0.1;
+  weighted_prefix(w, a);
+  for (int i = 0; i < N; i++) printf("%a\n", w[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("bound, kept", [("j < i", True), ("j <= i", False)])
+def test_an_element_kept_apart_from_those_the_loop_walks(tmp_path, bound, kept):
+    """w[i] is kept in a local across the loop over j where no iteration reaches it through w[j]
+    (j < i), not where one does (j <= i: the last iteration reads the element it updates)."""
+    src = tmp_path / "prefix.c"
+    src.write_text(EARLIER_ELEMENTS.replace("j < i;", bound + ";"))
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", report=True, profitability=False))
+    kernel = result.source[result.source.index("void weighted_prefix("):result.source.index("int main(")]
+    assert bool(re.search(r"double w_r\d+ = w\[", result.source)) == kept, result.source
+    gen = tmp_path / "prefix.opt.c"
+    gen.write_text(result.source)
+    assert _output(gen, tmp_path / "opt", []) == _output(src, tmp_path / "ref", []), kernel

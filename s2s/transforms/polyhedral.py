@@ -17,11 +17,12 @@ from s2s.schedule.matmul import (
     KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
     match_matmul,
 )
-from s2s.schedule.outer_jam import JamRows, jammable_rows
+from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, jammable_rows
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
+from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -107,6 +108,12 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
+    if choice.schedule is None and options.parallel and not choice.scheduler_failed:
+        # (where nothing is worth it with threads, what the sequential target runs: an OpenMP
+        # build is never behind a sequential one; trisolv's rows jammed)
+        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
+        if sequential.schedule is not None:
+            choice = sequential
     may_run_alone = choice.wavefront or (options.parallel and not _starts_threads(work, options.thresholds))
     if choice.schedule is not None and choice.expansion is None and may_run_alone:
         sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
@@ -214,6 +221,12 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         return Choice(None, f"original code kept: a matrix multiply along rows with fewer than "
                             f"{short_count(options.thresholds.kernel)} multiply-adds"), ()
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
+    if gain_rules and not kernels and not options.parallel:
+        # (on one thread the rows of a triangular solve jammed beat tiles that cut each row's
+        # chain into short pieces, and column sweeps: trisolv at LARGE 2x against 0.9x of gcc)
+        jammed = _triangle_jam(scop, deps, scheduler.original_order(), options)
+        if jammed is not None:
+            return jammed, ()
     # (a library node is a gain of its own: these rules are about new loop orders only)
     plain = ""
     streaming = streaming_bands(scop, sched) if options.tile and gain_rules else frozenset()
@@ -437,6 +450,30 @@ def _kernel_below_threshold(scop: Scop, stmt, options: OptimizeOptions) -> bool:
         return False
     pattern = match_matmul(scop, stmt)
     return pattern is not None and _runs_along_rows(stmt, pattern) and not _kernel_pays(scop, stmt, pattern, options)
+
+
+def _triangle_jam(scop: Scop, deps: Dependences, original: PlutoSchedule, options: OptimizeOptions) -> Choice | None:
+    """The user's order with the rows of its outer loop jammed over the columns before their
+    group (triangle_jam.py), where its inner loop carries a chain that moves with the row and
+    the tree and its code are proven to keep every dependence; None elsewhere."""
+    outer = next((r for r in original.rows if r.kind == "hyperplane"), None)
+    if not options.tile or outer is None or not any(
+            len(st.iterators) == 2 and chain_moves_with(st, original.rows, outer) for st in scop.statements):
+        return None
+    factor = TreeOptions().unroll_jam
+    tree = triangle_jam(scop, factor)
+    if tree is None:
+        return None
+    try:
+        with isl_operation_limit(JAM_CHECK_OPERATIONS):
+            legal = is_legal(deps, tree)
+    except isl.Error:
+        legal = False
+    ast = _ast_within_budget(scop, tree) if legal else None
+    if ast is None or ast_fault(scop, deps, ast):
+        return None
+    return Choice(tree, f"original order kept, {factor} rows jammed over the columns before them "
+                        f"(the rest of each row's triangle after), checked exactly", ast=ast)
 
 
 def _loop_count(scop: Scop, sched: PlutoSchedule) -> int:

@@ -20,7 +20,7 @@ import itertools
 
 from s2s.ir import (
     AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Range,
-    Scalar, Sequence, Storage, Tasklet, copy_graph,
+    Scalar, Sequence, Storage, Sym, Tasklet, copy_graph,
 )
 from s2s.analysis.affine import AffineBuilder, NotAffine
 from s2s.ir import expr as ex
@@ -92,13 +92,45 @@ def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
         if not isinstance(containers.get(data), Array) or any(e.wcr for e, _ in uses):
             continue
         subsets = list(dict.fromkeys(e.subset for e, _ in uses))
-        if not all(s and not any(isinstance(d, Range) for d in s)
-                   and not set().union(*(ex.names(d) for d in s)) & changing for s in subsets):
+        if not all(s and not any(isinstance(d, Range) for d in s) for s in subsets):
             continue
-        if not _pairwise_apart(subsets):
+        invariant = [s for s in subsets if not set().union(*(ex.names(d) for d in s)) & changing]
+        moving = [s for s in subsets if s not in invariant]
+        if not invariant or not _pairwise_apart(invariant):
             continue
-        found += [_Element(data, s, any(w for e, w in uses if e.subset == s)) for s in subsets]
+        # (others that move with the loop: only where no iteration reaches a kept element through
+        # them, trisolv's x[j] for j below the rows x[4 * c0 + r] that the loop updates)
+        if moving and (changing != {loop.var} or not all(_apart_in_loop(loop, k, m) for k in invariant for m in moving)):
+            continue
+        found += [_Element(data, s, any(w for e, w in uses if e.subset == s)) for s in invariant]
     return found
+
+
+def _apart_in_loop(loop: For, kept: tuple[Expr, ...], moving: tuple[Expr, ...]) -> bool:
+    """Whether subscripts ``moving`` reach element ``kept`` in no iteration of ``loop``, whatever
+    the values of the variables around it (False where the loop's range is not affine)."""
+    v = loop.var
+    update = loop.update
+    if not (isinstance(update, Binary) and update.op in ("+", "-") and update.lhs == Sym(v)
+            and isinstance(update.rhs, Const) and update.rhs.int_value == 1):
+        return False
+    upward = update.op == "+"
+    if not (isinstance(loop.cond, Binary) and loop.cond.lhs == Sym(v) and v not in ex.names(loop.cond.rhs)):
+        return False
+    names = sorted(set().union(*(ex.names(d) for d in kept + moving), ex.names(loop.init), ex.names(loop.cond.rhs)) | {v})
+    build = AffineBuilder([], names)
+    try:
+        var, first, bound = build.var(v), build.pw_aff(loop.init), build.pw_aff(loop.cond.rhs)
+        same = [build.pw_aff(a).eq_set(build.pw_aff(b)) for a, b in zip(kept, moving)]
+    except NotAffine:
+        return False
+    ranges = {"<": var.lt_set(bound), "<=": var.le_set(bound), ">": var.gt_set(bound), ">=": var.ge_set(bound)}
+    if loop.cond.op not in ranges:
+        return False
+    reached = ranges[loop.cond.op].intersect(var.ge_set(first) if upward else var.le_set(first))
+    for s in same:
+        reached = reached.intersect(s)
+    return reached.is_empty()
 
 
 def _pairwise_apart(subsets: list[tuple[Expr, ...]]) -> bool:
