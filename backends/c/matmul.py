@@ -374,7 +374,8 @@ def _reference(node: MatMul, print_expr: Callable[[Expr], str], at_row: Callable
     """The node's loops in its reference order, i, then k, then j, over the columns from
     ``first_column`` to ``end_column``."""
     i, j, k = node.i.var, node.j.var, node.k.var
-    statement = f"{print_expr(node.target)} {node.op}= {print_expr(node.update_of(list(node.lefts), list(node.rights)))};"
+    update = print_expr(node.update_of(list(node.lefts), list(node.rights)))
+    statement = f"{print_expr(node.target)} {node.op}= {update};"
     return [f"for (int {i} = {_operand(print_expr(node.i.start))}; {i} < {_operand(print_expr(node.i.stop))}; {i}++)",
             f"  for (int {k} = {at_row(i, node.k.start)}; {k} < {at_row(i, node.k.stop)}; {k}++)",
             f"    for (int {j} = {_max(first_column, at_row(i, node.j.start))}; "

@@ -2,10 +2,12 @@
 iteration space, kept as one node so that each back end writes its best code for it.
 
 ``MatMul`` is the update ``C[i][j] op= f(left_0(i, k) * right_0(k, j), ...)`` over (i, j, k),
-``f`` a sum of such products (one for gemm, two for syr2k), k over a fixed range, j over a range
-that may move with i (syrk's triangle). Its contract, which every expansion keeps: for each
-(i, j) the updates are applied in ascending k, each computed as the loops it replaces computed
-it, so the results round exactly as before; (i, j) pairs may be visited in any order.
+``f`` a sum of such products (one for gemm, two for syr2k), j over a range that may move with i
+(syrk's triangle), k over one that may too (trmm's ``k > i``). Its contract, which every
+expansion keeps: for each (i, j) the updates are applied in ascending k, each computed as the
+loops it replaces computed it, so the results round exactly as before; (i, j) pairs may be
+visited in any order; a right factor that reads the target's array (trmm's in-place ``B[k][j]``)
+reads the values from before the node's updates: packed for a k panel before any update in it.
 """
 from __future__ import annotations
 

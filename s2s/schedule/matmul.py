@@ -1,8 +1,9 @@
 """Matrix-multiply statements, run as one register-blocked library node.
 
 A statement ``C[i][j] op= left(i, k) * right(k, j)`` (op: + or -; the update may also be a sum
-of such products, as in syr2k) where k runs over a fixed range and j over a range that may move
-with i (syrk's triangle) is what gemm, 2mm, 3mm, syrk and syr2k spend their time in. Tiled
+of such products, as in syr2k) where j runs over a range that may move with i (syrk's
+triangle) and k over one that may too (trmm's ``k > i``) is what gemm, 2mm, 3mm, syrk, syr2k and
+trmm spend their time in. Tiled
 loops leave it at a fraction of the machine's peak: every k step loads and stores the row of C.
 The MatMul library node (s2s.ir.library) keeps a block of C in vector registers instead, with
 packed panels of the factors (the BLIS scheme); back ends expand it.

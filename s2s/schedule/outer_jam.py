@@ -98,8 +98,9 @@ def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
             continue
         if all(moves_along(sub, innermost) == 0 for sub in subscripts):
             return True
-        if any(_reads_back(read, access, subscripts, innermost)
-               for is_read_write, read in st.accesses if not is_read_write and element(read, st) == element(access, st)):
+        same_element = [read for is_read_write, read in st.accesses
+                        if not is_read_write and element(read, st) == element(access, st)]
+        if any(_reads_back(read, access, subscripts, innermost) for read in same_element):
             return True
     return False
 

@@ -34,8 +34,8 @@ ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minu
 # isl's AST generator separates the cases of several fused statements with different extents
 # (3mm's initialization: a loop nest per combination of parameter orders) and of unrolled copies
 # in partial tiles, which can take seconds and give tens of kilobytes of code. Past this budget
-# (0.1-0.3 s for a few statements; it grows with their number, as their code does: adi's 27
-# statements jammed by four rows need 2 x 10^6) the tiles go without unroll-and-jam, and past
+# (0.1-0.3 s for a few statements; it grows with their number, as their code does: adi's rows
+# jammed over its 27 statements) the tiles go without unroll-and-jam, and past
 # it again the user's code stays: isl's atomic loops would be smaller, but their bounds are
 # disjunctions that our SCoP builder (the parallel cross-check re-reads the code) takes far
 # longer over.
@@ -223,7 +223,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     sched, kernels = _matmul_kernels(scop, deps, sched, scheduler, options)
     if gain_rules and not kernels and not options.parallel:
         # (on one thread the rows of a triangular solve jammed beat tiles that cut each row's
-        # chain into short pieces, and column sweeps: trisolv at LARGE 2x against 0.9x of gcc)
+        # chain into short pieces, and column sweeps)
         jammed = _triangle_jam(scop, deps, scheduler.original_order(), options)
         if jammed is not None:
             return jammed, ()

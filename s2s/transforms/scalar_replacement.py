@@ -100,7 +100,8 @@ def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
             continue
         # (others that move with the loop: only where no iteration reaches a kept element through
         # them, trisolv's x[j] for j below the rows x[4 * c0 + r] that the loop updates)
-        if moving and (changing != {loop.var} or not all(_apart_in_loop(loop, k, m) for k in invariant for m in moving)):
+        if moving and (changing != {loop.var}
+                       or not all(_apart_in_loop(loop, k, m) for k in invariant for m in moving)):
             continue
         found += [_Element(data, s, any(w for e, w in uses if e.subset == s)) for s in invariant]
     return found
@@ -117,7 +118,8 @@ def _apart_in_loop(loop: For, kept: tuple[Expr, ...], moving: tuple[Expr, ...]) 
     upward = update.op == "+"
     if not (isinstance(loop.cond, Binary) and loop.cond.lhs == Sym(v) and v not in ex.names(loop.cond.rhs)):
         return False
-    names = sorted(set().union(*(ex.names(d) for d in kept + moving), ex.names(loop.init), ex.names(loop.cond.rhs)) | {v})
+    names = sorted(set().union(*(ex.names(d) for d in kept + moving), ex.names(loop.init),
+                               ex.names(loop.cond.rhs)) | {v})
     build = AffineBuilder([], names)
     try:
         var, first, bound = build.var(v), build.pw_aff(loop.init), build.pw_aff(loop.cond.rhs)
