@@ -3,11 +3,11 @@
 trisolv's row i sums ``L[i][j] * x[j]`` over j < i into ``x[i]``, then divides: every row reads
 the x of all rows before it, so rows cannot run side by side over the whole loop over j (the
 outer loop unrolled and jammed over its inner loops, outer_jam.py, would read an x before its
-row has it). Over the columns before a group of rows, j < i0 for the rows i0 .. i0 + 3, they
+row has it). Over the columns before a group of rows, j < i0 for the rows i0, i0 + 1, .., they
 can: those x are final before the group starts. So the loop over j is split there. A group
 runs what its rows do before the loop over j (row after row), then the shared columns with its
-rows jammed, four independent chains (each row's sum in its own order, so results are bit for
-bit the same), then, row after row, the rest of each row's loop over j and what follows it.
+rows jammed, independent chains (each row's sum in its own order, so results are bit for bit
+the same), then, row after row, the rest of each row's loop over j and what follows it.
 
 The schedule is a tree of its own (a piecewise one: which part of the loop over j an instance
 is in depends on its row's group), built with isl and checked like any other: exactly against

@@ -60,6 +60,8 @@ class OptimizeOptions:
                                                          # itself (optimize_options: this machine's)
     profitability: bool = True   # False: a legal schedule replaces the user's loops even where the
                                  # rules expect no gain (every band tiled): fuzzing and tuning
+    triangle_rows: int = 8   # rows of a triangular solve jammed over the columns before them
+                             # (triangle_jam.py): as many chains as multiply-adds in flight
 
 
 @dataclass(frozen=True)
@@ -460,7 +462,7 @@ def _triangle_jam(scop: Scop, deps: Dependences, original: PlutoSchedule, option
     if not options.tile or outer is None or not any(
             len(st.iterators) == 2 and chain_moves_with(st, original.rows, outer) for st in scop.statements):
         return None
-    factor = TreeOptions().unroll_jam
+    factor = options.triangle_rows
     tree = triangle_jam(scop, factor)
     if tree is None:
         return None

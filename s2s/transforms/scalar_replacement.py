@@ -99,7 +99,7 @@ def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
         if not invariant or not _pairwise_apart(invariant):
             continue
         # (others that move with the loop: only where no iteration reaches a kept element through
-        # them, trisolv's x[j] for j below the rows x[4 * c0 + r] that the loop updates)
+        # them, trisolv's x[j] for j below the rows x[8 * c0 + r] that the loop updates)
         if moving and (changing != {loop.var}
                        or not all(_apart_in_loop(loop, k, m) for k in invariant for m in moving)):
             continue
