@@ -141,6 +141,17 @@ def test_pluto_schedule_counts_the_same_work(machine):
     assert not any("changed the computation" in x for x in res.notes), res.notes
 
 
+def test_a_test_on_the_work_is_not_work(machine, monkeypatch):
+    """trmm's sizes are parameters: its optimized code runs behind a run-time test on its work,
+    computed in double, which is s2s's and no FLOP of the program."""
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=100")
+    res = run_profile(polybench_options("trmm", optimized=True, mode="pluto"), machine)
+    (before,) = kernel_nests(res)
+    (after,) = kernel_nests(res, "optimized")
+    assert after.regenerated and after.flops == before.flops, (after.flops, before.flops)
+    assert not any("changed the computation" in x for x in res.notes), res.notes
+
+
 def test_addresses_are_not_data(tmp_path):
     """``&A[i]`` (what the alias checks compare) loads nothing and its arithmetic is no FLOP; only
     what its subscripts read counts."""

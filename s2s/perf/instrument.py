@@ -275,8 +275,12 @@ class CountingMixin:
         return [f"{self.pad(level)}{self.declaration(node.name)} = (__s2s_prof_n[{k}]++, {value});"]
 
     def print_IfElse(self, node: IfElse, level: int) -> list[str]:
-        cost = control_cost(node.cond, self.env)
+        # (a version test that s2s added, on the work or on the arrays' addresses, is not the
+        # program's work: its arithmetic would read as FLOPs the optimized code added)
         out = super().print_IfElse(node, level)
+        if node.likely or node.balanced:
+            return out
+        cost = control_cost(node.cond, self.env)
         if not cost.is_zero:
             out.insert(0, self.inc(self.plan.add(self.region, "if", node, cost), level))
         return out
