@@ -341,7 +341,8 @@ int main(void)
 @pytest.mark.parametrize("target,threads", [("c", 1), ("openmp", 1), ("openmp", 2), ("openmp", 3)])
 def test_triangles_along_k_compute_what_the_loops_computed_bit_for_bit(tmp_path, monkeypatch, target, threads):
     # (threads started at any size: each takes columns of its own)
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "parallel=0,parallel_kernel=0,parallel_start=0,parallel_wake=0")
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,"
+                                              "parallel_wake=0")
     src = tmp_path / "tri.c"
     src.write_text(TRIANGLES_ALONG_K)
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))

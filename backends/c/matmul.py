@@ -114,10 +114,12 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         rights = [f"{panel} + {u} * {stride} + ({jr} - {jc}) * {kn}{skipped}" for u in range(terms)]
         return f"{helper_name}({count}, {', '.join(lefts + rights + [row(r) for r in range(mr)])});"
 
-    def packed(u: int, at_k: str, column: str) -> Expr:
-        """Term u's right factor at (``at_k``, ``column``) in the packed panel."""
-        return Access(panel, (parse_expr(f"{u} * {stride} + ({column} - {jc}) / {nr} * {nr} * {kn}"
-                                         f" + ({at_k} - {kc}) * {nr} + ({column} - {jc}) % {nr}"),))
+    def packed(u: int, at_k: str, column: str, strip: tuple[str, str] | None = None) -> Expr:
+        """Term u's right factor at (``at_k``, ``column``) in the packed panel (``strip``: the
+        column as the first of its strip and the offset in it, ``column`` being their sum)."""
+        first, offset = strip or (f"{jc} + ({column} - {jc}) / {nr} * {nr}", f"({column} - {jc}) % {nr}")
+        index = f"{u} * {stride} + ({first} - {jc}) * {kn} + ({at_k} - {kc}) * {nr} + {offset}"
+        return Access(panel, (parse_expr(index),))
 
     def cells_over_k(lo: Callable[[Expr], str], hi: Callable[[Expr], str]) -> list[str]:
         """The block's cells in the iteration space updated for k from ``lo(row)`` to ``hi(row)``
@@ -126,7 +128,8 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         row, col = plus(ir, tr), plus(jr, tj)
         statement = (f"{print_expr(ex.substitute(node.target, {i: row, j: col}))} {node.op}= "
                      + print_expr(ex.substitute(node.update_of(
-                         list(node.lefts), [packed(u, k, print_expr(col)) for u in range(terms)]), {i: row})) + ";")
+                         list(node.lefts), [packed(u, k, print_expr(col), (jr, tj)) for u in range(terms)]), {i: row}))
+                     + ";")
         return [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)",
                 f"  for (int {k} = {lo(row)}; {k} < {hi(row)}; {k}++)",
                 f"    for (int {tj} = 0; {tj} < {nr}; {tj}++)",

@@ -248,6 +248,15 @@ def k_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.Pw
     return _bounds_per_row(domain, i, j)
 
 
+def k_moves_with_rows(stmt: Statement, pattern: MatMulPattern) -> bool:
+    """Whether the statement's k range moves with its row (a triangle along k)."""
+    core = core_domain(stmt, pattern)
+    i, j, k = _core_positions(stmt, pattern)
+    n = core.dim(isl.dim_type.param)   # (i is the parameter after the others)
+    return any(aff.get_coefficient_val(isl.dim_type.param, n).to_python() != 0
+               for bound in k_bounds(core, i, j, k) for _, aff in bound.get_pieces())
+
+
 def _bounds_per_row(domain: isl.Set, i: int, other: int) -> tuple[isl.PwAff, isl.PwAff]:
     """The bounds of the dimension that is neither ``i`` nor ``other`` (``other`` projected out),
     as functions of the parameters and of i."""

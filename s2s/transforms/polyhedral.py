@@ -14,8 +14,8 @@ from s2s.schedule.ast_order import TOO_DEAR, ast_fault
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
-    KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, kernel_order_is_legal, mark_name,
-    match_matmul,
+    KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, k_moves_with_rows, kernel_order_is_legal,
+    mark_name, match_matmul,
 )
 from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, jammable_rows
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
@@ -413,9 +413,12 @@ def _kernel_pays(scop: Scop, stmt, pattern: MatMulPattern, options: OptimizeOpti
 def _kernel_threshold(stmt, pattern: MatMulPattern, options: OptimizeOptions) -> int:
     """The multiply-adds from which a kernel pays: ``kernel`` where the user's innermost loop
     already runs along the rows of the result (gemm's i-k-j, syrk's and syr2k's, which gcc
-    vectorizes well even where a factor is read down a column), else ``kernel_min`` (2mm's i-j-k,
-    doitgen's: a reduction innermost, only the panels' fixed cost to pay)."""
-    return options.thresholds.kernel if stmt.iterators[-1] == pattern.j else options.thresholds.kernel_min
+    vectorizes well even where a factor is read down a column) or where k moves with the row
+    (trmm's triangle: each block's cells at the diagonal run one at a time), else ``kernel_min``
+    (2mm's i-j-k, doitgen's: a reduction innermost, only the panels' fixed cost to pay)."""
+    if stmt.iterators[-1] == pattern.j or k_moves_with_rows(stmt, pattern):
+        return options.thresholds.kernel
+    return options.thresholds.kernel_min
 
 
 def _runs_along_rows(stmt, pattern: MatMulPattern) -> bool:
