@@ -24,7 +24,7 @@ from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import (
-    access_subscripts, element, loops_of, member_directions, moves_along, reads_an_array,
+    access_subscripts, element, loops_of, member_directions, moves_along, one_piece, reads_an_array,
 )
 from s2s.schedule.whole_groups import band_above, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
@@ -110,18 +110,12 @@ def _reads_back(read: isl.Map, write: isl.Map, subscripts: list[list[int]], inne
     element that ``write`` wrote a whole number of iterations before along the innermost loop,
     the same in every iteration of the loops around it."""
     try:
-        offsets = isl.PwMultiAff.from_map(write).sub(isl.PwMultiAff.from_map(read))
+        offsets = one_piece(isl.PwMultiAff.from_map(write).sub(isl.PwMultiAff.from_map(read)))
     except isl.Error:
         return False
-    if offsets.n_piece() != 1:
+    if offsets is None or not all(aff.is_cst() for aff in offsets):
         return False
-    shift = []
-    for d in range(offsets.dim(isl.dim_type.out)):
-        pieces: list[isl.Aff] = []
-        offsets.get_pw_aff(d).foreach_piece(lambda _set, aff: pieces.append(aff))
-        if len(pieces) != 1 or not pieces[0].is_cst():
-            return False
-        shift.append(pieces[0].get_constant_val().to_python())
+    shift = [aff.get_constant_val().to_python() for aff in offsets]
     moves = [moves_along(sub, innermost) for sub in subscripts]
     # shift = t * moves with a whole t > 0: the element read was written t iterations before
     steps = {Fraction(s) / m for s, m in zip(shift, moves) if m != 0}

@@ -114,9 +114,17 @@ def member_directions(st: Statement, members: list[Row]) -> list[list[Fraction]]
 def access_subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
     """The iterator coefficients of each subscript of ``access`` (None if not one affine piece)."""
     try:
-        pma = isl.PwMultiAff.from_map(access)
+        affs = one_piece(isl.PwMultiAff.from_map(access))
     except isl.Error:
         return None
+    if affs is None or any(aff.dim(isl.dim_type.div) for aff in affs):
+        return None
+    return [[aff.get_coefficient_val(isl.dim_type.in_, v).to_python() for v in range(len(st.iterators))]
+            for aff in affs]
+
+
+def one_piece(pma: isl.PwMultiAff) -> list[isl.Aff] | None:
+    """Each output of ``pma`` as one affine function, or None where it has several pieces."""
     if pma.n_piece() != 1:
         return None
     out = []
@@ -125,10 +133,7 @@ def access_subscripts(access: isl.Map, st: Statement) -> list[list[int]] | None:
         pma.get_pw_aff(k).foreach_piece(lambda _set, aff: pieces.append(aff))
         if len(pieces) != 1:
             return None
-        aff = pieces[0]
-        if aff.dim(isl.dim_type.div):
-            return None
-        out.append([aff.get_coefficient_val(isl.dim_type.in_, v).to_python() for v in range(len(st.iterators))])
+        out.append(pieces[0])
     return out
 
 
