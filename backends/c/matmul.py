@@ -155,12 +155,12 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         row, col = plus(ir, tr), plus(jr, tj)
         target = print_expr(ex.substitute(node.target, {i: row, j: col}))
         cells = [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)", f"  for (int {tj} = 0; {tj} < {nr}; {tj}++)"]
+        cell = f"{tile}[{tr} * {nr} + {tj}]"
         registers = ([f"if ({whole}) {{", "  " + kernel(row_of_block, True), "} else {",
                       f"  {t} {tile}[{mr * nr}] __attribute__((aligned(64)));"]
-                     + ["  " + c for c in cells] + [f"      {tile}[{tr} * {nr} + {tj}] = {has(row, col)} ? {target} : 0;",
+                     + ["  " + c for c in cells] + [f"      {cell} = {has(row, col)} ? {target} : 0;",
                                                      "  " + kernel(lambda r: f"{tile} + {r * nr}", False)]
-                     + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {tile}[{tr} * {nr} + {tj}];",
-                                                    "}"])
+                     + ["  " + c for c in cells] + [f"      if ({has(row, col)}) {target} = {cell};", "}"])
         if not k_moves:
             return registers
         # k a row has before the common part first, then the common part in registers, then the

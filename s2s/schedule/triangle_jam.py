@@ -33,7 +33,8 @@ def triangle_jam(scop: Scop, factor: int) -> isl.Schedule | None:
     params = ", ".join(scop.params)
 
     def where(stmts: list[Statement], condition: str = "") -> isl.UnionSet:
-        pieces = "; ".join(f"{s.name}[{', '.join(s.iterators)}]{' : ' + condition if condition else ''}" for s in stmts)
+        such_that = f" : {condition}" if condition else ""
+        pieces = "; ".join(f"{s.name}[{', '.join(s.iterators)}]{such_that}" for s in stmts)
         return isl.UnionSet(f"[{params}] -> {{ {pieces} }}").intersect(scop.domain)
 
     def in_order(stmts: list[Statement], condition: str = "") -> isl.Schedule:
@@ -45,13 +46,14 @@ def triangle_jam(scop: Scop, factor: int) -> isl.Schedule | None:
 
     def loop(schedule: isl.Schedule, stmts: list[Statement], value: str) -> isl.Schedule:
         pieces = "; ".join(f"{s.name}[{', '.join(s.iterators)}] -> [({value})]" for s in stmts)
-        mupa = isl.MultiUnionPwAff.from_union_pw_multi_aff(isl.UnionPwMultiAff(f"[{params}] -> {{ {pieces} }}"))
-        return schedule.insert_partial_schedule(mupa)
+        upma = isl.UnionPwMultiAff(f"[{params}] -> {{ {pieces} }}")
+        return schedule.insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_multi_aff(upma))
 
     group = f"floor({row} / {factor})"
     first_of_group = f"exists (g : {factor} * g <= {row} < {factor} * g + {factor} and "
     # the columns before the group: j, then the group's rows unrolled (whole groups without guards)
-    copies = loop(in_order(inner, first_of_group + f"{column} < {factor} * g)"), inner, f"{row} - {factor} * {group}")
+    copies = loop(in_order(inner, first_of_group + f"{column} < {factor} * g)"), inner,
+                  f"{row} - {factor} * {group}")
     band = copies.get_root().child(0).band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
     shared = loop(mark_whole_groups(band, [factor]).get_schedule(), inner, column)
     # the rest, row after row: each row's other columns, then what follows its loop over j
@@ -68,7 +70,8 @@ def triangle_jam(scop: Scop, factor: int) -> isl.Schedule | None:
 def _shape(scop: Scop) -> tuple[list[Statement], list[Statement], list[Statement]] | None:
     """The statements before the inner loop, in it, and after it, in the order written."""
     stmts = sorted(scop.statements, key=lambda s: s.position)
-    if not stmts or any(len(s.iterators) not in (1, 2) or s.loops[0].node is not stmts[0].loops[0].node for s in stmts):
+    if not stmts or any(len(s.iterators) not in (1, 2) or s.loops[0].node is not stmts[0].loops[0].node
+                        for s in stmts):
         return None
     inner = [s for s in stmts if len(s.iterators) == 2]
     if not inner or any(s.loops[1].node is not inner[0].loops[1].node for s in inner):
