@@ -184,12 +184,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         k_lo, k_hi = k_of(Sym(i)) if k_moves else (kc, ke)
         # (a factor that reads the target's array reads the values packed before any update)
         rights = [packed(u, k, j) for u in range(terms)] if stale else list(node.rights)
-        update = f"{node.op}="
-        statement = f"{print_expr(node.target)} {update} {print_expr(node.update_of(list(node.lefts), rights))};"
-        return [f"for (int {i} = {ic}; {i} < {ie}; {i}++)",
-                f"  for (int {k} = {k_lo}; {k} < {k_hi}; {k}++)",
-                f"    for (int {j} = {lo}; {j} < {hi}; {j}++)",
-                f"      {statement}"]
+        return _loops(node, print_expr, (ic, ie), (k_lo, k_hi), (lo, hi), rights)
 
     in_place = all(_row_along_k(left, i, k) for left in node.lefts)
     helper_name, helper = _register_block(node, print_expr, in_place)
@@ -376,14 +371,23 @@ def _reference(node: MatMul, print_expr: Callable[[Expr], str], at_row: Callable
                first_column: str, end_column: str) -> list[str]:
     """The node's loops in its reference order, i, then k, then j, over the columns from
     ``first_column`` to ``end_column``."""
+    i = node.i.var
+    rows = (_operand(print_expr(node.i.start)), _operand(print_expr(node.i.stop)))
+    columns = (_max(first_column, at_row(i, node.j.start)), _min(end_column, at_row(i, node.j.stop)))
+    return _loops(node, print_expr, rows, (at_row(i, node.k.start), at_row(i, node.k.stop)), columns,
+                  list(node.rights))
+
+
+def _loops(node: MatMul, print_expr: Callable[[Expr], str], rows: tuple[str, str], depth: tuple[str, str],
+           columns: tuple[str, str], rights: list[Expr]) -> list[str]:
+    """The node's statement in loops i, then k, then j over the given bounds (C text; those of k
+    and j may name i), with ``rights`` for its right factors."""
     i, j, k = node.i.var, node.j.var, node.k.var
-    update = print_expr(node.update_of(list(node.lefts), list(node.rights)))
-    statement = f"{print_expr(node.target)} {node.op}= {update};"
-    return [f"for (int {i} = {_operand(print_expr(node.i.start))}; {i} < {_operand(print_expr(node.i.stop))}; {i}++)",
-            f"  for (int {k} = {at_row(i, node.k.start)}; {k} < {at_row(i, node.k.stop)}; {k}++)",
-            f"    for (int {j} = {_max(first_column, at_row(i, node.j.start))}; "
-            f"{j} < {_min(end_column, at_row(i, node.j.stop))}; {j}++)",
-            f"      {statement}"]
+    update = print_expr(node.update_of(list(node.lefts), rights))
+    return [f"for (int {i} = {rows[0]}; {i} < {rows[1]}; {i}++)",
+            f"  for (int {k} = {depth[0]}; {k} < {depth[1]}; {k}++)",
+            f"    for (int {j} = {columns[0]}; {j} < {columns[1]}; {j}++)",
+            f"      {print_expr(node.target)} {node.op}= {update};"]
 
 
 def _k_moves(node: MatMul) -> bool:

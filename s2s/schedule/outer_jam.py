@@ -55,12 +55,12 @@ def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: is
                 blocked = frozenset(_backward_inside(deps, times, k))
         except isl.Error:   # (too dear to prove: none of its statements is jammed)
             blocked = frozenset(st.name for st in under)
-        if any(may_jam(((k, blocked),), rows, row, group) for group in _groups(rows, k, under)):
+        if any(may_jam(((k, blocked),), rows, row, group) for group in groups_apart(rows, k, under)):
             found.append((k, blocked))
     return tuple(found)
 
 
-def _groups(rows: list[Row], k: int, stmts: list[Statement]) -> list[list[Statement]]:
+def groups_apart(rows: list[Row], k: int, stmts: list[Statement]) -> list[list[Statement]]:
     """``stmts`` in the groups that the scalar rows before row ``k`` set apart."""
     groups: dict[tuple[int, ...], list[Statement]] = {}
     for st in stmts:

@@ -17,7 +17,7 @@ from s2s.schedule.matmul import (
     KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, k_moves_with_rows, kernel_order_is_legal,
     mark_name, match_matmul,
 )
-from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, jammable_rows
+from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, groups_apart, jammable_rows
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
@@ -110,14 +110,15 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
+    alone = None
     if choice.schedule is None and options.parallel and not choice.scheduler_failed:
         # (where nothing is worth it with threads, what the sequential target runs: an OpenMP
         # build is never behind a sequential one; trisolv's rows jammed)
-        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
-        if sequential.schedule is not None:
-            choice = sequential
+        alone = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
+        if alone.schedule is not None:
+            choice = alone
     may_run_alone = choice.wavefront or (options.parallel and not _starts_threads(work, options.thresholds))
-    if choice.schedule is not None and choice.expansion is None and may_run_alone:
+    if choice.schedule is not None and choice.expansion is None and may_run_alone and choice is not alone:
         sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
         if (choice.wavefront and options.profitability and sequential.schedule is None
                 and not sequential.scheduler_failed):
@@ -484,14 +485,8 @@ def _triangle_jam(scop: Scop, deps: Dependences, original: PlutoSchedule, option
 def _loop_count(scop: Scop, sched: PlutoSchedule) -> int:
     """How many loops the code of ``sched`` has: per hyperplane row, one per group of the
     statements it moves that the scalar rows before it set apart."""
-    count = 0
-    for k, row in enumerate(sched.rows):
-        if row.kind != "hyperplane":
-            continue
-        groups = {tuple(r.coefficients[st.name][0] for r in sched.rows[:k] if r.kind == "scalar")
-                  for st in scop.statements if any(row.coefficients[st.name][:-1])}
-        count += len(groups)
-    return count
+    return sum(len(groups_apart(sched.rows, k, [st for st in scop.statements if any(row.coefficients[st.name][:-1])]))
+               for k, row in enumerate(sched.rows) if row.kind == "hyperplane")
 
 
 def _only_streaming_bands(sched: PlutoSchedule, streaming: frozenset[int]) -> bool:
