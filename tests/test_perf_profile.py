@@ -422,7 +422,10 @@ def test_bench_peak_and_roofline(tmp_path, machine, capsys):
     data = json.loads((tmp_path / "out" / "bench.json").read_text())
     assert data["machine_peak"]["flop_per_s"]["fp64"]["1"] == 100e9
     cells = {r["kernel"]: r for r in data["results"]}
-    assert cells["gemm"]["peak_pct"] == pytest.approx(cells["gemm"]["gflops"] * 1e9 / 100e9 * 100)
+    ni, nj, nk = 20, 25, 30   # gemm at MINI: %peak counts 2 per multiply-add (BLAS), GFLOP/s 3
+    blas, source = 2 * ni * nj + 2 * ni * nj * nk, ni * nj + 3 * ni * nj * nk
+    assert cells["gemm"]["flops"] == source
+    assert cells["gemm"]["peak_pct"] == pytest.approx(cells["gemm"]["gflops"] * blas / source * 1e9 / 100e9 * 100)
     assert cells["floyd-warshall"]["peak_pct"] is None             # integer kernel: no FLOP peak
     with open(tmp_path / "out" / "bench.csv") as f:
         row = next(r for r in csv.DictReader(f) if r["kernel"] == "gemm")

@@ -379,6 +379,28 @@ def test_flop_formula_matches_loop_walk(name):
         assert info.flop_count(sizes) == _walk(name, sizes), sizes
 
 
+def _blas_walk(name, s):
+    """2 per multiply-add of a product, alpha and beta once per element, loop by loop."""
+    if name == "gemm":
+        return sum(2 + 2 * s["NK"] for _ in range(s["NI"] * s["NJ"]))
+    if name == "2mm":
+        return (s["NI"] * s["NJ"] * (2 * s["NK"] + 1)) + s["NI"] * s["NL"] * (2 * s["NJ"] + 1)
+    if name in ("syrk", "syr2k"):
+        per_k = 2 if name == "syrk" else 4
+        return sum(per_k * s["M"] + 2 for i in range(s["N"]) for j in range(i + 1))
+    if name == "symm":   # the lower triangle of A used twice, its diagonal once
+        return sum(2 * (2 * i + 1) + 2 for i in range(s["M"]) for j in range(s["N"]))
+    raise AssertionError(name)  # pragma: no cover
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if KERNELS[n].blas_flops])
+def test_blas_count_of_the_matrix_products(name):
+    info = KERNELS[name]
+    odd = {p: 5 + 2 * i for i, p in enumerate(info.params)}
+    for sizes in (sizes_for(info, "MINI"), odd):
+        assert info.blas_flop_count(sizes) == _blas_walk(name, sizes) < info.flop_count(sizes)
+
+
 # --------------------------------------------------------------------------
 # Building and running the kernels
 # --------------------------------------------------------------------------

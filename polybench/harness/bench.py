@@ -91,6 +91,10 @@ class Point:
     def flops(self) -> int | None:
         return self.kernel.flops(self.sizes)
 
+    @property
+    def blas_flops(self) -> int | None:
+        return self.kernel.blas_flops(self.sizes)
+
     def defines(self) -> list[str]:
         d = [f"-D{self.dataset}_DATASET"]
         if self.overrides:  # PolyBench takes all params of a kernel together or none
@@ -137,8 +141,16 @@ class Cell:
 
     @property
     def gflops(self) -> float | None:
-        f, m = self.point.flops, self.median
-        return f / m / 1e9 if f and m and m > 0 and self.status == "ok" else None
+        return self._rate(self.point.flops)
+
+    @property
+    def blas_gflops(self) -> float | None:
+        """GFLOP/s on the BLAS count of the matrix products (what %peak compares)."""
+        return self._rate(self.point.blas_flops)
+
+    def _rate(self, flops: int | None) -> float | None:
+        m = self.median
+        return flops / m / 1e9 if flops and m and m > 0 and self.status == "ok" else None
 
     @property
     def max_rel_err(self) -> float | None:

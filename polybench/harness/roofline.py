@@ -4,7 +4,8 @@ The peak and the ceilings come from ``s2s machine`` (``s2s.perf``): the cached p
 or the file given with ``--machine``. ``--roofline`` measures the machine when nothing is cached;
 otherwise a bench run never measures it (no profile: no %peak column).
 
-%peak is the cell's GFLOP/s over the SIMD peak (fp64, or fp32 for builds with
+%peak is the cell's GFLOP/s (the matrix products counted as BLAS counts them: 2 per
+multiply-add, alpha and beta once per element) over the SIMD peak (fp64, or fp32 for builds with
 -DDATA_TYPE_IS_FLOAT) of the threads the configuration runs on: one for sequential builds, all
 (``--threads``) for OpenMP ones (-fopenmp, Polly's -polly-parallel). Integer kernels
 (floyd-warshall, nussinov) have none.
@@ -60,7 +61,7 @@ def peak_meta(machine, threads: int) -> dict | None:
 
 def peak_pct(cell: Cell, meta: dict) -> float | None:
     peak = meta.get("machine_peak")
-    g = cell.gflops
+    g = cell.blas_gflops
     if not peak or g is None or cell.point.kernel.integer:
         return None
     key = "threads" if parallel(cell.config) and peak.get("threads", 1) > 1 else "1"

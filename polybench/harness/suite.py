@@ -59,10 +59,17 @@ class Kernel:
 
     def flops(self, sizes: Mapping[str, int]) -> int | None:
         """Floating-point operations of one run (from the registry), None when unknown."""
+        return self._count(sizes, blas=False)
+
+    def blas_flops(self, sizes: Mapping[str, int]) -> int | None:
+        """The count %peak is taken on (``KernelInfo.blas_flop_count``), None when unknown."""
+        return self._count(sizes, blas=True)
+
+    def _count(self, sizes: Mapping[str, int], blas: bool) -> int | None:
         if self.info is None or not sizes:
             return None
         try:
-            return int(self.info.flop_count(dict(sizes)))
+            return int((self.info.blas_flop_count if blas else self.info.flop_count)(dict(sizes)))
         except Exception:  # a formula over a param the external header lacks, ...
             return None
 
