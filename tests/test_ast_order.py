@@ -133,7 +133,7 @@ def test_isl_code_that_hoists_a_statement_out_of_its_loop_is_caught():
 
 def test_the_optimizer_keeps_the_users_loops_when_the_code_fails_the_check(tmp_path, monkeypatch):
     import s2s.transforms.polyhedral as polyhedral
-    monkeypatch.setattr(polyhedral, "ast_fault", lambda scop, deps, ast: "the generated code runs a dependence backwards")
+    monkeypatch.setattr(polyhedral, "ast_fault", lambda scop, deps, ast, *budget: "the generated code runs a dependence backwards")
     path = tmp_path / "f.c"
     path.write_text(textwrap.dedent(STENCIL))
     result = optimize_c_file(path, [], PipelineOptions(mode="pluto", report=True, profitability=False))

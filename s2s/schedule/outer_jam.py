@@ -77,11 +77,11 @@ def may_jam(jams: JamRows, rows: list[Row], member: Row, stmts: list[Statement])
         chain_moves_with(st, rows, member) for st in stmts)
 
 
-def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
+def chain_moves_with(st: Statement, rows: list[Row], outer: Row, updates: bool = True) -> bool:
     """Whether ``st``'s innermost loop, below ``outer``, carries a chain that changes with
     ``outer``: it updates an element in every iteration (reads and writes it, its subscripts
-    unchanged along that loop), or it is a recurrence, reading what it wrote some iterations
-    before (adi's ``p[i][j]`` from ``p[i][j - 1]``)."""
+    unchanged along that loop; not counted without ``updates``), or it is a recurrence, reading
+    what it wrote some iterations before (adi's ``p[i][j]`` from ``p[i][j - 1]``)."""
     varying = loops_of(st, rows)
     if outer not in varying or varying[-1] is outer:
         return False
@@ -97,7 +97,9 @@ def chain_moves_with(st: Statement, rows: list[Row], outer: Row) -> bool:
         if not any(moves_along(sub, along_outer) != 0 for sub in subscripts):
             continue
         if all(moves_along(sub, innermost) == 0 for sub in subscripts):
-            return True
+            if updates:
+                return True
+            continue
         same_element = [read for is_read_write, read in st.accesses
                         if not is_read_write and element(read, st) == element(access, st)]
         if any(_reads_back(read, access, subscripts, innermost) for read in same_element):

@@ -3,11 +3,13 @@ wavefronts, and marks that tell code generation which loops run in parallel or a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import islpy as isl
 
 from s2s.analysis.scop import Scop, Statement
+from s2s.schedule.lagged_jam import copy_lag, distances, recurrence_moves_with
 from s2s.schedule.outer_jam import JamRows, jam_over_inner_loops, may_jam
 from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import chain_stores, innermost_member, member_to_sink, reads_an_array
@@ -15,9 +17,13 @@ from s2s.schedule.tile_sizes import (
     DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
 )
 from s2s.schedule.whole_groups import isolate_marked_groups, mark_whole_groups
+from s2s.time_limit import isl_operation_limit
 
 PARALLEL_MARK = "parallel"
 SIMD_MARK = "simd"
+LAG_OPERATIONS = 2_000_000   # isl's steps for the dependence distances that prove a lag
+
+Lag = Callable[[Row, Row, int], int | None]   # (outer, inner, copies) -> lag (lagged_jam.copy_lag)
 
 
 def _numbered_marks(schedule: isl.Schedule) -> isl.Schedule:
@@ -54,6 +60,8 @@ class TreeOptions:
     simd: bool = True                            # mark the innermost parallel point loop
     unroll_jam: int = 4                          # unroll a parallel point loop by this into the innermost
                                                  # (SIMD, or dependence-carrying) loop (0, 1: no)
+    recurrence_jam: int = 4                      # unroll a point loop by this into an innermost loop that
+                                                 # carries a recurrence, the copies lagged (lagged_jam.py)
     kernels: tuple[tuple[str, str], ...] = ()    # (statement, mark): statements run by a library node,
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
@@ -72,6 +80,7 @@ class TreeReport:
     wavefronts: int = 0
     reshaped: int = 0    # bands tiled or unrolled and jammed: more than a new loop order
     outer_jams: int = 0  # loops unrolled and jammed over the loops inside them
+    lagged_jams: int = 0  # loops unrolled and jammed into a recurrence, the copies lagged
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -110,10 +119,35 @@ def rows_map(scop: Scop, rows: list[Row]) -> isl.UnionMap:
 
 
 def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOptions(),
-               report: TreeReport | None = None) -> isl.Schedule:
-    """The schedule tree of ``sched``; what was tiled how goes to ``report``."""
+               report: TreeReport | None = None, validity: isl.UnionMap | None = None) -> isl.Schedule:
+    """The schedule tree of ``sched``; what was tiled how goes to ``report``. With the
+    dependences (``validity``), a point loop may be jammed into a recurrence (lagged_jam.py)."""
     rows = sched.rows
     report = report if report is not None else TreeReport()
+    found_distances: list[isl.Set | None] = []
+
+    def lag_within(end: int) -> Lag:
+        """How far each copy of one of the rows before ``end`` must run behind the one before it
+        along another for the copies to be independent (``copy_lag``)."""
+
+        def lag(outer: Row, inner: Row, factor: int) -> int | None:
+            if not found_distances:
+                try:
+                    with isl_operation_limit(LAG_OPERATIONS):
+                        found_distances.append(distances(validity, rows_map(scop, rows)))
+                except isl.Error:   # (too dear: no lag is proven)
+                    found_distances.append(None)
+            if found_distances[0] is None:
+                return None
+            at = {id(r): k for k, r in enumerate(rows)}
+            o, i = at[id(outer)], at[id(inner)]
+            try:
+                with isl_operation_limit(LAG_OPERATIONS):
+                    return copy_lag(found_distances[0], [k for k in range(end) if k not in (o, i)], o, i, factor)
+            except isl.Error:
+                return None
+
+        return lag
 
     def domain_of(stmts: list[Statement]) -> isl.UnionSet:
         out = isl.UnionSet.from_set(stmts[0].domain)
@@ -177,7 +211,9 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         elif permutable and options.tile:
             # (above a sunk loop, the SIMD loop is that one)
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
-            node = _tile(node, stmts, members, band_options, report, bounded)
+            innermost = sunk is None and not any(r.kind == "hyperplane" and _varies(r, stmts) for r in rows[end:])
+            lags = lag_within(end) if validity is not None and innermost else None
+            node = _tile(node, stmts, members, band_options, report, bounded, lags)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -200,11 +236,16 @@ def _params(scop: Scop) -> str:
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
-          report: TreeReport, bounded: dict[str, isl.Set]) -> isl.ScheduleNode:
+          report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
+    if lags is not None and not coincident[inner] and not _jam_into_chain(stmts, members, inner) and (
+            lagged := _lagged_jam(stmts, [members[j] for j in order], options, lags)):
+        # (tiles would not shorten the recurrence's chain, and its copies' code is too dear to
+        # generate and check inside skewed tiles)
+        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report, lagged)
     if members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
         return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
@@ -267,6 +308,20 @@ def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int |
     return whole[0] if whole and not ordered[-1] else None
 
 
+def _lagged_jam(stmts: list[Statement], ordered: list[Row], options: TreeOptions,
+                lags: Lag) -> tuple[int, int] | None:
+    """(loop, lag): the outermost loop of a band (``ordered``: its members in loop order) along
+    which the innermost loop's recurrence moves, and whose ``options.recurrence_jam`` copies
+    jammed into that loop some lag makes independent (lagged_jam.py)."""
+    factor = options.recurrence_jam
+    if factor < 2 or options.unroll_jam < 2 or not reads_an_array(stmts):
+        return None
+    for p in range(len(ordered) - 1):
+        if recurrence_moves_with(stmts, ordered, p) and (lag := lags(ordered[p], ordered[-1], factor)) is not None:
+            return p, lag
+    return None
+
+
 def _jam_into_chain(stmts: list[Statement], members: list[Row], inner: int) -> bool:
     """Whether member ``inner``'s loop, which does not run in parallel, carries a chain of
     updates of one element, which copies of an outer loop unrolled into it make independent.
@@ -284,16 +339,25 @@ def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str
 
 
 def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], inner: int,
-             ordered: list[bool], options: TreeOptions, report: TreeReport) -> isl.ScheduleNode:
+             ordered: list[bool], options: TreeOptions, report: TreeReport,
+             lagged: tuple[int, int] | None = None) -> isl.ScheduleNode:
     """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
     the outermost parallel one of the others marked parallel (``ordered``: the members'
     coincidence in that loop order); where the innermost loop carries a chain of updates, a
-    parallel one unrolled and jammed into it."""
+    parallel one unrolled and jammed into it; where it carries a recurrence, the loop of
+    ``lagged`` (loop, lag), its copies each that many iterations behind the one before."""
     coincident = [r.parallel for r in members]
     n = len(coincident)
     if inner != n - 1:
         node = _permute_points(node, inner, coincident)
-    if not ordered[-1]:
+    if lagged is not None:
+        (jam, lag), factor = lagged, options.recurrence_jam
+        node = _unroll_and_jam(node, jam, factor, isolate=True, lag=lag)
+        report.notes.append(f"untiled: unroll-and-jam {factor} into a recurrence, each copy {lag} "
+                            f"iteration(s) behind the one before")
+        report.reshaped += 1
+        report.lagged_jams += 1
+    elif not ordered[-1]:
         jam = _jam_position(stmts, ordered, [None] * n, options)
         if jam is not None and _jam_into_chain(stmts, members, inner):
             node = _unroll_and_jam(node, jam, options.unroll_jam, isolate=True)
@@ -342,13 +406,18 @@ def _multi_val(space: isl.Space, values: list[int]) -> isl.MultiVal:
     return mv
 
 
-def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int, isolate: bool = False) -> isl.ScheduleNode:
+def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int, isolate: bool = False,
+                    lag: int = 0) -> isl.ScheduleNode:
     """Point loop ``position`` strip-mined by ``factor``, its inner part moved below all the point
     loops and unrolled: ``factor`` copies of the body in the innermost (SIMD) loop, independent
     chains that share its loads (gemm's ``B[k][j]`` across four rows of ``C``). Legal wherever
     the point band is: it is a tiling of the band followed by a permutation of its members.
     With ``isolate``, the whole groups of copies are generated apart, with no guard inside.
+    With ``lag``, the innermost point loop is first skewed by ``lag`` times loop ``position``
+    (each copy that many iterations behind the one before: lagged_jam.py).
     Returns the (outer) point band."""
+    if lag:
+        point = _skew_innermost(point, position, lag)
     space = point.band_get_space()
     point = point.band_tile(_multi_val(space, [factor if k == position else 1
                                                for k in range(space.dim(isl.dim_type.set))]))
@@ -359,6 +428,20 @@ def _unroll_and_jam(point: isl.ScheduleNode, position: int, factor: int, isolate
         inner = mark_whole_groups(inner, [factor if k == position else 1 for k in range(inner.band_n_member())])
         return inner.parent().parent()
     return inner.parent()
+
+
+def _skew_innermost(point: isl.ScheduleNode, by: int, factor: int) -> isl.ScheduleNode:
+    """The point band with ``factor`` times member ``by`` added to its innermost member."""
+    mupa = point.band_get_partial_schedule()
+    n = mupa.dim(isl.dim_type.set)
+    coincident = [point.band_member_get_coincident(k) for k in range(n)]
+    scale = isl.Val.int_from_si(mupa.get_ctx(), factor)
+    skewed = mupa.set_union_pw_aff(n - 1, mupa.get_union_pw_aff(n - 1).add(
+        mupa.get_union_pw_aff(by).scale_val(scale)))
+    point = point.delete().insert_partial_schedule(skewed).band_set_permutable(1)
+    for k, c in enumerate(coincident):
+        point = point.band_member_set_coincident(k, 1 if c and k != n - 1 else 0)
+    return point
 
 
 def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool]) -> isl.ScheduleNode:

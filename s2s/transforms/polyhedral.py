@@ -10,7 +10,7 @@ import islpy as isl
 from s2s.ir import expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.scop import Scop
-from s2s.schedule.ast_order import TOO_DEAR, ast_fault
+from s2s.schedule.ast_order import AST_CHECK_OPERATIONS, TOO_DEAR, ast_fault
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
@@ -41,6 +41,7 @@ ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minu
 # longer over.
 AST_OPERATIONS = 500_000
 AST_OPERATIONS_PER_STATEMENT = 100_000
+AST_LAGGED_JAM_FACTOR = 8   # copies lagged along a skewed loop: partial groups at both of its ends
 
 
 @dataclass(frozen=True)
@@ -281,17 +282,17 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
                                streaming_bands=streaming, jams=jams)
     report = TreeReport()
-    tree = build_tree(scop, sched, tree_options, report)
-    ast = _ast_within_budget(scop, tree)
+    tree = build_tree(scop, sched, tree_options, report, deps.validity)
+    ast = _ast_within_budget(scop, tree, report)
     # (code generation too dear: without unroll-and-jam, then without the wavefront of tiles,
     # whose skewed tile loops under run-time bounds cost isl the most)
     for what in (UNROLL_JAM, WAVEFRONT):
         if ast is not None:
             break
-        if (simpler := _without(what, scop, sched, tree_options, report)) is not None:
+        if (simpler := _without(what, scop, deps, sched, tree_options, report)) is not None:
             tree_options, report, tree = simpler
             plain += f"; no {what} (its code generation is too dear here)"
-            ast = _ast_within_budget(scop, tree)
+            ast = _ast_within_budget(scop, tree, report)
     if report.outer_jams:
         parallel_only = False   # (jammed rows gain on one thread)
     if gain_rules and not kernels and not report.reshaped:
@@ -308,18 +309,18 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
-    fault = ast_fault(scop, deps, ast)
+    fault = ast_fault(scop, deps, ast, _check_operations(report))
     # (too dear to check: without the wavefront of tiles, then also without unroll-and-jam)
     for what in (WAVEFRONT, UNROLL_JAM):
         if fault != TOO_DEAR:
             break
-        if (simpler := _without(what, scop, sched, tree_options, report)) is not None:
+        if (simpler := _without(what, scop, deps, sched, tree_options, report)) is not None:
             tree_options, report, tree = simpler
-            ast = _ast_within_budget(scop, tree)
+            ast = _ast_within_budget(scop, tree, report)
             if ast is None:
                 break
             plain += f"; no {what} (its code is too dear to check here)"
-            fault = ast_fault(scop, deps, ast)
+            fault = ast_fault(scop, deps, ast, _check_operations(report))
     if fault:
         return Choice(None, f"original order kept: {fault}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
@@ -337,7 +338,7 @@ UNROLL_JAM = "unroll-and-jam"
 WAVEFRONT = "wavefront of tiles"
 
 
-def _without(what: str, scop: Scop, sched: PlutoSchedule, tree_options: TreeOptions,
+def _without(what: str, scop: Scop, deps: Dependences, sched: PlutoSchedule, tree_options: TreeOptions,
              report: TreeReport) -> tuple[TreeOptions, TreeReport, isl.Schedule] | None:
     """The tree of ``sched`` built again without ``what`` (``UNROLL_JAM`` or ``WAVEFRONT``), with
     its options and report; None where the tree ``report`` describes has none."""
@@ -349,7 +350,7 @@ def _without(what: str, scop: Scop, sched: PlutoSchedule, tree_options: TreeOpti
         return None
     tree_options = dataclasses.replace(tree_options, **change)
     report = TreeReport()
-    return tree_options, report, build_tree(scop, sched, tree_options, report)
+    return tree_options, report, build_tree(scop, sched, tree_options, report, deps.validity)
 
 
 def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
@@ -552,10 +553,19 @@ def _parallel_loop_pays(scop: Scop, sched: PlutoSchedule) -> bool:
     return False
 
 
-def _ast_within_budget(scop: Scop, tree: isl.Schedule) -> isl.AstNode | None:
-    """isl's AST of ``tree`` (code generation uses it), or None past the budget."""
+def _check_operations(report: TreeReport) -> int:
+    """isl's steps for reading back and checking the AST of the tree ``report`` describes."""
+    return AST_CHECK_OPERATIONS * (AST_LAGGED_JAM_FACTOR if report.lagged_jams else 1)
+
+
+def _ast_within_budget(scop: Scop, tree: isl.Schedule, report: TreeReport | None = None) -> isl.AstNode | None:
+    """isl's AST of ``tree`` (code generation uses it), or None past the budget (larger where
+    ``report`` says the tree has lagged copies)."""
+    budget = max(AST_OPERATIONS, AST_OPERATIONS_PER_STATEMENT * len(scop.statements))
+    if report is not None and report.lagged_jams:
+        budget *= AST_LAGGED_JAM_FACTOR
     try:
-        with isl_operation_limit(max(AST_OPERATIONS, AST_OPERATIONS_PER_STATEMENT * len(scop.statements))):
+        with isl_operation_limit(budget):
             return isl.AstBuild.from_context(scop.context).node_from_schedule(tree)
     except isl.Error:
         return None
