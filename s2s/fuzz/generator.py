@@ -10,6 +10,7 @@ What is drawn, and why each is there:
 * scalar reductions reset in an outer loop, and kernel-level scalars: privatization and expansion;
 * affine and modulo ``if``s: guards the scheduler must keep on their statements;
 * ``C[i][j] += A[i][k] * B[k][j]``: the matrix-multiply kernels, which promise bit-exact results;
+* Gauss-Seidel sweeps in place (``A[i][j]`` from its new left neighbour): lagged copies;
 * arrays as globals, as array parameters, as flat pointers with linearized subscripts (constant or
   parameter leading dimensions), and several pointer views of one buffer (aliasing);
 * int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
@@ -150,6 +151,10 @@ class _Draft:
             rows = self._row_products()
             if rows is not None:
                 return rows
+        if level == 1 and depth in (2, 3) and r.random() < 0.15:
+            sweep = self._sweep(depth)
+            if sweep is not None:
+                return sweep
         name = LOOP_VARS[level - 1]
         lower, upper, inclusive = self._bounds(outer, depth)
         step = r.choices((1, 2, 3), (8, 1, 1))[0]
@@ -257,6 +262,32 @@ class _Draft:
             update = BinOp("*", self._flat(a, (i, j)), self._flat(sums, (i,)))
             body.append(Loop(LOOP_VARS[1], const(0), cols, (Stmt(self._flat(y, (j,)), r.choice(("+=", "-=")), update),)))
         return Loop(LOOP_VARS[0], const(0), rows, tuple(body))
+
+    def _sweep(self, depth: int) -> Node | None:
+        """Gauss-Seidel sweeps in place, seidel-2d's shape: ``A[i][j] = c * (A[i][j - 1] + ...)``
+        with some of the other eight neighbours, those above and to the left read after this
+        sweep updated them, under a loop of sweeps (``depth`` 3) or not: a recurrence along j
+        whose copies of an outer loop must run some iterations behind each other."""
+        r = self.rng
+        grids = [a for a in self.arrays_used() if self.rank[a.name] == 2 and a.ctype in FLOAT_TYPES]
+        if not grids:
+            return None
+        a = r.choice(grids)
+        small = [n for n, _ in self.params if n != BIG_PARAM]
+        rows, cols = (Poly(((1, (r.choice(small),)),), -1) if r.random() < 0.6 else const(r.randint(3, 30))
+                      for _ in range(2))
+        i, j = LOOP_VARS[depth - 2], LOOP_VARS[depth - 1]
+        around = [(-1, -1), (-1, 0), (-1, 1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)]
+        offsets = [(0, -1)] + r.sample(around, r.randint(1, 5))
+        r.shuffle(offsets)
+        total: Expr = self._flat(a, (var(i, 1, offsets[0][0]), var(j, 1, offsets[0][1])))
+        for di, dj in offsets[1:]:
+            total = BinOp("+", total, self._flat(a, (var(i, 1, di), var(j, 1, dj))))
+        stmt = Stmt(self._flat(a, (var(i), var(j))), "=", BinOp("*", self._const(a.ctype), total))
+        nest = Loop(i, const(1), rows, (Loop(j, const(1), cols, (stmt,)),))
+        if depth == 3:
+            nest = Loop(LOOP_VARS[0], const(0), const(r.randint(1, 6)), (nest,))
+        return nest
 
     def _scalar_reduction(self, level: int, depth: int, outer: tuple[str, ...],
                           scalars: tuple[ScalarDecl, ...]) -> list[Node]:
