@@ -66,7 +66,12 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profitability", choices=("on", "off"), default="on",
                    help="off: a legal schedule replaces the loops even where no gain is expected, "
                         "as --s2s-profitability (default: on)")
-    p.add_argument("--report", action="store_true", help="print one line per loop nest on stderr")
+    p.add_argument("--report", action="store_true",
+                   help="print one line per loop nest on stderr, and the recipe of each SCoP")
+    p.add_argument("--emit-recipes", metavar="R.json",
+                   help="write each SCoP's decisions as a recipe (docs/recipes.md)")
+    p.add_argument("--recipes", metavar="R.json",
+                   help="replay these recipes' steps instead of the rules' decisions, as --s2s-recipes")
     p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="compiler used to preprocess")
     p.epilog = "Preprocessor flags -D -U -I -include -imacros -isystem -iquote -idirafter -std= are accepted."
 
@@ -82,7 +87,10 @@ def _run_opt(ns: argparse.Namespace) -> int:
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
                               emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on",
-                              profitability=ns.profitability == "on")
+                              profitability=ns.profitability == "on", recipes=ns.recipes)
+    if (ns.emit_recipes or ns.recipes) and ns.mode != "pluto":
+        _error(f"{ns.input}: error: recipes are the optimizer's (--mode pluto), not --mode {ns.mode}'s")
+        return 1
     if ns.tile:
         options = replace(options, tile_sizes=ns.tile)
     if not os.path.isfile(ns.input):
@@ -108,8 +116,14 @@ def _run_opt(ns: argparse.Namespace) -> int:
         Path(ns.output).write_text(result.source, encoding="utf-8", errors="surrogateescape")
     if ns.emit_ir:
         Path(ns.emit_ir).write_text(result.ir_json, encoding="utf-8")
+    if ns.emit_recipes:
+        from s2s.tuning import Provenance, RecipeBook
+
+        text = Path(ns.input).read_text(errors="surrogateescape")
+        flags = [f"--target={ns.target}", f"--fuse={ns.fuse}", *(list(ns.cpp_args or []))]
+        RecipeBook(Provenance.here(text, ns.cc, flags, ns.target), result.recipes).save(ns.emit_recipes)
     if ns.report:
-        for line in result.report or [f"{ns.input}: {'optimized' if result.changed else 'unchanged'}"]:
+        for line in result.full_report or [f"{ns.input}: {'optimized' if result.changed else 'unchanged'}"]:
             print(f"s2s: report: {line}", file=sys.stderr)
     return 0
 

@@ -409,7 +409,7 @@ def test_a_bug_met_on_one_scop_keeps_only_that_scop_as_written(tmp_path):
     unit, _ = lift_c_file(str(src), [])
     calls = []
 
-    def choose(scop):
+    def choose(scop, _ident):
         calls.append(scop)
         if len(calls) == 1:
             raise ValueError("planted")

@@ -275,7 +275,7 @@ class _Build:
         self.err += proc.stderr
         _fix_depfile(self.cl.depfile(output), generated, source.path)
         if self.cfg.report:
-            lines = result.report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]
+            lines = result.full_report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]
             for line in lines:
                 self._say_later(f"{PROG}: report: {line}")
         return ""

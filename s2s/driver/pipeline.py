@@ -37,6 +37,7 @@ class PipelineOptions:
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model of this machine
     kernels: bool = True   # matrix-multiply statements as register-blocked library nodes
     profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
+    recipes: str | None = None   # a recipe file (s2s.tuning) whose steps replace the rules' decisions
 
 
 @dataclass
@@ -45,6 +46,9 @@ class PipelineResult:
     changed: bool  # whether any region differs from the user's file
     report: list[str] = field(default_factory=list)  # one line per loop nest, for --s2s-report
     ir_json: str | None = None
+    recipes: list = field(default_factory=list)   # per SCoP the steps taken (s2s.tuning.ScopRecipe)
+    full_report: list[str] = field(default_factory=list)   # ``report`` with each SCoP's recipe after
+                                                          # its line (what --report prints)
 
 
 def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions) -> PipelineResult:
@@ -66,23 +70,32 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     from frontends.c import lift_c_file
     from s2s.ir import contains_loop, serialize
-    from s2s.transforms import choose_schedule, optimize_options, regenerate_scops
+    from s2s.transforms import optimize_options, regenerate_scops
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
     replacements: list[Replacement] = []
     helpers: list[dict[str, str]] = []
     report: list[str] = []
-    choose = None
+    recipes: list = []
+    full_report: list[str] = []
+    opts = book = None
     if options.mode == "pluto":
+        from s2s.transforms.decisions import describe
+        from s2s.tuning import RecipeBook, ScopRecipe
+
         opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
-                               options.profitability)
-        choose = lambda scop: choose_schedule(scop, opts)  # noqa: E731
+                                options.profitability)
+        book = RecipeBook.load(options.recipes) if options.recipes else None
     for sdfg in unit.functions:
         if options.mode in ("isl", "pluto"):
-            new, outcomes = regenerate_scops(sdfg, text, choose)
+            new, outcomes = regenerate_scops(sdfg, text, _chooser(opts, book, sdfg.name) if opts else None)
             for o in outcomes:
                 verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
+                full_report.append(report[-1])
+                if opts is not None:
+                    recipes.append(ScopRecipe(o.scop_id, sdfg.name, o.line, o.steps))
+                    full_report.append(f"{path_text}:{o.line}: {sdfg.name}: recipe {o.scop_id}: {describe(o.steps)}")
             original = {id(n) for n in sdfg.body.children}
             chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
             still_used = _declarations_still_used(sdfg.body, new.body, chosen)
@@ -90,8 +103,10 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         else:
             chosen = [n for n in sdfg.body.children if _spliceable(n) and contains_loop(n)]
             still_used = {}
-            report.extend(f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
-                          for n in chosen)
+            lines = [f"{path_text}:{n.origin.line}: {sdfg.name}: loop nest {n.id} regenerated ({options.mode})"
+                     for n in chosen]
+            report.extend(lines)
+            full_report.extend(lines)
         # (a function of the branch goes in front of the user's, where the file plainly shows it;
         # not for an inline function with external linkage, which C forbids to call a static one)
         outline = (sdfg.origin is not None and sdfg.origin.spliceable
@@ -109,7 +124,23 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         changed=bool(replacements),
         report=report,
         ir_json=serialize.dumps(unit) if options.emit_ir else None,
+        recipes=recipes,
+        full_report=full_report,
     )
+
+
+def _chooser(opts, book, function: str):
+    """The schedule chooser of ``function``'s SCoPs: the rules, or the steps ``book`` (a recipe
+    file) has for a SCoP (by its stable id)."""
+    import dataclasses as dc
+
+    from s2s.transforms import choose_schedule
+
+    def choose(scop, ident: str):
+        steps = book.steps_for(ident) if book is not None else None
+        return choose_schedule(scop, opts if steps is None else dc.replace(opts, steps=steps))
+
+    return choose
 
 
 def _declarations_still_used(old: ir.Sequence, new: ir.Sequence, chosen: list[ir.ControlNode]) -> dict[int, str]:

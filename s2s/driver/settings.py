@@ -14,7 +14,9 @@ flag                environment            meaning
 ``--s2s-profitability=P`` ``S2S_PROFITABILITY``  ``on`` (default): a new schedule replaces the user's loops only
                                            where the rules expect a gain; ``off``: wherever one is legal
                                            (for fuzzing and tuning the code generator)
-``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr
+``--s2s-recipes=R`` ``S2S_RECIPES=R``      replay the recipes of file R (``s2s opt --emit-recipes``,
+                                           docs/recipes.md) instead of the rules' decisions
+``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr, and each SCoP's recipe
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
                                            0 means no limit)
@@ -47,7 +49,7 @@ DEFAULT_ALIGN_LOOPS = 64
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
-                "profitability", "align-loops")
+                "profitability", "align-loops", "recipes")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
@@ -67,6 +69,7 @@ class DriverSettings:
     tile_sizes: tuple[int, ...] | None = DEFAULT_TILE
     kernels: bool = True
     profitability: bool = True
+    recipes: str | None = None   # a recipe file to replay
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -80,7 +83,7 @@ class DriverSettings:
 
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
-                               kernels=self.kernels, profitability=self.profitability)
+                               kernels=self.kernels, profitability=self.profitability, recipes=self.recipes)
 
     @property
     def compiler_name(self) -> str:
@@ -201,6 +204,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
             warnings.append(f"{origin}={value!r} is not 0 or a power of two; using {DEFAULT_ALIGN_LOOPS}")
 
     keep, _ = raw("keep")
+    recipes, _ = raw("recipes")
     fault = env.get("S2S_INJECT_FAULT") or None
     if fault is not None and fault not in FAULTS:
         warnings.append(f"S2S_INJECT_FAULT={fault!r} is not one of {', '.join(FAULTS)}; no fault injected")
@@ -214,6 +218,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         tile_sizes=tile_sizes,
         kernels=choice("kernels", ("on", "off"), "on") == "on",
         profitability=choice("profitability", ("on", "off"), "on") == "on",
+        recipes=recipes or None,
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,

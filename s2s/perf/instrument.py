@@ -139,7 +139,7 @@ def _chooser(mode: str, target: str, fusion: str, tile_sizes: tuple[int, ...] | 
         raise ValueError(f"mode {mode} is not available in this s2s ({exc})") from exc
 
     opts = optimize_options(fusion, tuple(tile_sizes) if tile_sizes else None, target == "openmp")
-    return lambda scop: choose_schedule(scop, opts)
+    return lambda scop, _ident: choose_schedule(scop, opts)
 
 
 _NON_BINDING = re.compile(r"#\s*pragma\s+(scop|endscop)\b")

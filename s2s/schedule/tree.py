@@ -48,6 +48,31 @@ def parse_mark(name: str) -> tuple[str, int | None]:
 
 
 @dataclass(frozen=True)
+class BandPlan:
+    """A recipe's decisions for one permutable band (None: the rules decide)."""
+
+    tile: tuple[int, ...] | None = None   # sizes per member, in the band's order; (): untiled
+    jam: int | None = None                # copies unrolled and jammed (0, 1: none)
+    wavefront: bool | None = None         # a wavefront of tiles where no tile loop is parallel
+
+
+@dataclass(frozen=True)
+class BandDecision:
+    """What the tree made of one permutable band for some of its statements."""
+
+    band: int                        # the band's number in the schedule (``Row.band``)
+    statements: tuple[int, ...]      # the statements, by their index in the SCoP
+    tile: tuple[int, ...]            # sizes per member in the band's order; (): untiled
+    jam: int = 0                     # copies unrolled and jammed (0: none)
+    lag: int = 0                     # iterations each copy runs behind the one before
+    wavefront: bool = False
+
+    @property
+    def key(self) -> tuple[int, frozenset[int]]:
+        return self.band, frozenset(self.statements)
+
+
+@dataclass(frozen=True)
 class TreeOptions:
     tile: bool = True
     tile_sizes: tuple[int, ...] | None = None    # per band member, outermost first, the last repeats;
@@ -66,6 +91,8 @@ class TreeOptions:
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
                                                  # their outer loops (band_reuse.py)
+    band_plans: tuple[tuple[tuple[int, frozenset[int]], BandPlan], ...] = ()  # (BandDecision.key, plan):
+                                                 # a recipe's decisions for some bands
     jams: JamRows = ()                           # rows, each a band of its own, that may be unrolled by
                                                  # ``unroll_jam`` and jammed over the loops inside them,
                                                  # except for some statements (outer_jam.py)
@@ -81,6 +108,7 @@ class TreeReport:
     reshaped: int = 0    # bands tiled or unrolled and jammed: more than a new loop order
     outer_jams: int = 0  # loops unrolled and jammed over the loops inside them
     lagged_jams: int = 0  # loops unrolled and jammed into a recurrence, the copies lagged
+    bands: list[BandDecision] = dataclasses.field(default_factory=list)   # per permutable band
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -157,6 +185,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
 
     kernels = dict(options.kernels)
     bounded = scop.domains_within_extents()
+    index = {st.name: k for k, st in enumerate(scop.statements)}
 
     def build(stmts: list[Statement], k: int, sunk: Row | None = None) -> isl.Schedule:
         if len(stmts) == 1 and stmts[0].name in kernels:
@@ -213,7 +242,9 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             band_options = options if sunk is None else dataclasses.replace(options, simd=False)
             innermost = sunk is None and not any(r.kind == "hyperplane" and _varies(r, stmts) for r in rows[end:])
             lags = lag_within(end) if validity is not None and innermost else None
-            node = _tile(node, stmts, members, band_options, report, bounded, lags)
+            key = (members[0].band, frozenset(index[st.name] for st in stmts))
+            plan = dict(options.band_plans).get(key, BandPlan())
+            node = _tile(node, stmts, members, band_options, report, bounded, lags, plan, key)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -236,27 +267,41 @@ def _params(scop: Scop) -> str:
 
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
-          report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None) -> isl.ScheduleNode:
+          report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None,
+          plan: BandPlan = BandPlan(), key: tuple[int, frozenset[int]] = (-1, frozenset())) -> isl.ScheduleNode:
     n = len(members)
     inner = innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
-    if lags is not None and not coincident[inner] and not _jam_into_chain(stmts, members, inner) and (
+    if plan.tile and len(plan.tile) != n:
+        report.notes.append(f"the recipe's tile sizes {'x'.join(map(str, plan.tile))} do not fit a band of "
+                            f"{n} loops: not used")
+        plan = dataclasses.replace(plan, tile=None)
+    if plan.jam is not None:
+        options = dataclasses.replace(options, unroll_jam=plan.jam, recurrence_jam=plan.jam)
+    if plan.wavefront is not None:
+        options = dataclasses.replace(options, wavefront=plan.wavefront)
+    decided = BandDecision(key[0], tuple(sorted(key[1])), ())
+    untiled_args = (node, stmts, members, inner, [coincident[j] for j in order], options, report)
+    if not plan.tile and lags is not None and not coincident[inner] and not _jam_into_chain(stmts, members, inner) and (
             lagged := _lagged_jam(stmts, [members[j] for j in order], options, lags)):
         # (tiles would not shorten the recurrence's chain, and its copies' code is too dear to
         # generate and check inside skewed tiles)
-        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report, lagged)
-    if members[0].band in options.streaming_bands:
+        return _untiled(*untiled_args, decided, lagged)
+    if plan.tile == ():
+        report.notes.append("untiled, as the recipe says")
+        return _untiled(*untiled_args, decided)
+    if plan.tile is None and members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
-        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
-    untiled = None if options.tile_sizes else untiled_footprint(stmts, members, inner, bounded)
+        return _untiled(*untiled_args, decided)
+    untiled = None if options.tile_sizes or plan.tile else untiled_footprint(stmts, members, inner, bounded)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
     if (untiled is not None and untiled.total <= options.tile_budget_bytes
             and untiled.strided <= options.l1_bytes
             and (not options.parallel or any(coincident[j] for j in order[:-1]))):
         report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB, which stay in cache")
-        return _untiled(node, stmts, members, inner, [coincident[j] for j in order], options, report)
-    sizes = _tile_sizes(stmts, members, inner, options)
+        return _untiled(*untiled_args, decided)
+    sizes = list(plan.tile) if plan.tile else _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
     if inner != n - 1:
         node = _permute_points(node.child(0), inner, coincident).parent()
@@ -276,14 +321,17 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, options))
     report.reshaped += 1
+    decided = dataclasses.replace(decided, tile=tuple(sizes), jam=options.unroll_jam if jam is not None else 0)
+    if options.parallel and not any(coincident) and options.wavefront and n > 1:
+        report.notes.append("wavefront of tiles")
+        report.wavefronts += 1
+        report.bands.append(dataclasses.replace(decided, wavefront=True))
+        return _wavefront(node)
+    report.bands.append(decided)
     if not options.parallel:
         return node
     if any(coincident):
         return _mark_parallel(node, coincident, options)
-    if options.wavefront and n > 1:
-        report.notes.append("wavefront of tiles")
-        report.wavefronts += 1
-        return _wavefront(node)
     return node
 
 
@@ -339,7 +387,7 @@ def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str
 
 
 def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], inner: int,
-             ordered: list[bool], options: TreeOptions, report: TreeReport,
+             ordered: list[bool], options: TreeOptions, report: TreeReport, decided: BandDecision,
              lagged: tuple[int, int] | None = None) -> isl.ScheduleNode:
     """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
     the outermost parallel one of the others marked parallel (``ordered``: the members'
@@ -357,12 +405,15 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
                             f"iteration(s) behind the one before")
         report.reshaped += 1
         report.lagged_jams += 1
+        decided = dataclasses.replace(decided, jam=factor, lag=lag)
     elif not ordered[-1]:
         jam = _jam_position(stmts, ordered, [None] * n, options)
         if jam is not None and _jam_into_chain(stmts, members, inner):
             node = _unroll_and_jam(node, jam, options.unroll_jam, isolate=True)
             report.notes.append(_jam_note(jam, ordered, options).strip())
             report.reshaped += 1
+            decided = dataclasses.replace(decided, jam=options.unroll_jam)
+    report.bands.append(decided)
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
         ordered = ordered[:-1]

@@ -21,8 +21,9 @@ from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_wi
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
-from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
+from s2s.schedule.tree import BandPlan, TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
+from s2s.transforms.decisions import FUSION_POLICIES, Refusal, Step, band_target, parse_band_target
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -63,6 +64,9 @@ class OptimizeOptions:
                                  # rules expect no gain (every band tiled): fuzzing and tuning
     triangle_rows: int = 8   # rows of a triangular solve jammed over the columns before them
                              # (triangle_jam.py): as many chains as multiply-adds in flight
+    steps: tuple[Step, ...] = ()   # a recipe's decisions to replay (decisions.py); (): the rules'
+    band_plans: tuple = ()         # (set from ``steps``) TreeOptions.band_plans
+    sequential_plans: tuple = ()   # (set from a ``sequential`` step) those of the sequential code
 
 
 @dataclass(frozen=True)
@@ -93,9 +97,114 @@ class Choice:
                                          # where no region runs in parallel (a wavefront walks tiles
                                          # diagonally, for nothing on one thread; other parallel
                                          # orders may walk memory worse than the sequential one)
+    steps: tuple[Step, ...] = ()      # the decisions taken, as a recipe's steps (decisions.py)
+    sequential_steps: tuple[Step, ...] = ()   # those of the code for where no region runs in
+                                              # parallel (``sequential``, or all of it)
+    refused: tuple[Refusal, ...] = () # steps of a replayed recipe that did not apply, and why
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
+    """``_choose_schedule``, with a recipe's steps (``options.steps``) replayed where they apply,
+    and the decisions taken recorded as steps (``Choice.steps``)."""
+    options, refused, keep = _replayed(options)
+    if keep is not None:
+        return Choice(None, f"original code kept: the recipe says so ({keep.values.get('reason', '')})",
+                      steps=(keep,), refused=refused)
+    choice = _choose_schedule(scop, options)
+    taken = {s.target for s in choice.steps if s.kind == "tile"}
+    refused += tuple(Refusal(s, "no such band in this schedule") for s in options.steps
+                     if parse_band_target(s.target) is not None and s.target not in taken)
+    wanted = next((s for s in options.steps if s.kind == "schedule"), None)
+    found = next((s for s in choice.steps if s.kind == "schedule"), None)
+    if wanted is not None and found is not None and wanted.values != found.values:
+        refused += (Refusal(wanted, "the scheduler found other rows: band steps may not mean the same loops"),)
+    if choice.schedule is None:
+        steps = (Step.of("keep-original", "scop", reason=choice.note),)
+    else:
+        steps = (Step.of("fuse", "scop", policy=options.fusion),
+                 Step.of("parallelize", "scop", enabled=options.parallel))
+        if options.matmul is None:
+            steps += (Step.of("matmul-kernel", "scop", enabled=False),)
+        steps += choice.steps
+        if choice.sequential_steps:
+            steps += (Step.of("sequential", "scop", steps=[
+                {"kind": s.kind, "target": s.target, "params": s.values} for s in choice.sequential_steps]),)
+    if refused:
+        note = choice.note + "; recipe: " + "; ".join(map(str, refused))
+        choice = dataclasses.replace(choice, note=note)
+    return dataclasses.replace(choice, steps=steps, refused=refused)
+
+
+def _replayed(options: OptimizeOptions) -> tuple[OptimizeOptions, tuple[Refusal, ...], Step | None]:
+    """``options`` with a recipe's steps applied in order (the band steps as ``band_plans``), the
+    steps refused and why, and the ``keep-original`` step if there is one."""
+    refused: list[Refusal] = []
+    plans: dict[tuple[int, frozenset[int]], BandPlan] = {}
+    for step in options.steps:
+        values, why = step.values, None
+        band = parse_band_target(step.target)
+        if step.kind == "keep-original":
+            return options, tuple(refused), step
+        if step.kind == "fuse":
+            if values.get("policy") in FUSION_POLICIES:
+                options = dataclasses.replace(options, fusion=values["policy"])
+            else:
+                why = f"unknown fusion policy {values.get('policy')!r}"
+        elif step.kind == "parallelize":
+            if values.get("enabled") is False:
+                options = dataclasses.replace(options, parallel=False)
+            elif values.get("enabled") is not True:
+                why = "'enabled' must be true or false"
+            elif not options.parallel:
+                why = "this build's target has no threads"
+        elif step.kind == "matmul-kernel":
+            if values.get("enabled") is False:
+                options = dataclasses.replace(options, matmul=None)
+            elif values.get("enabled") is not True or options.matmul is None:
+                why = "kernels are off in this build" if values.get("enabled") is True else "'enabled' must be true or false"
+        elif step.kind in ("tile", "unroll-and-jam", "wavefront"):
+            why = _band_step(step, band, values, plans)
+        elif step.kind == "sequential":
+            inner: dict[tuple[int, frozenset[int]], BandPlan] = {}
+            for data in values.get("steps", []) if isinstance(values.get("steps"), list) else []:
+                if isinstance(data, dict) and data.get("kind") in ("tile", "unroll-and-jam", "wavefront"):
+                    nested = Step.of(data["kind"], str(data.get("target")), **dict(data.get("params") or {}))
+                    if reason := _band_step(nested, parse_band_target(nested.target), nested.values, inner):
+                        refused.append(Refusal(nested, reason))
+            options = dataclasses.replace(options, sequential_plans=tuple(inner.items()))
+        elif step.kind not in ("schedule", "outer-jam", "triangle-jam"):
+            why = f"unknown kind {step.kind!r}"
+        if why:
+            refused.append(Refusal(step, why))
+    options = dataclasses.replace(options, band_plans=tuple(plans.items()))
+    return options, tuple(refused), None
+
+
+def _band_step(step: Step, band: tuple[int, frozenset[int]] | None, values: dict,
+               plans: dict[tuple[int, frozenset[int]], BandPlan]) -> str | None:
+    """Why a band's step does not apply (None: it does, into ``plans``)."""
+    if band is None:
+        return f"target {step.target!r} is not a band (band<b>:S<k>,...)"
+    plan = plans.get(band, BandPlan())
+    if step.kind == "tile":
+        sizes = values.get("sizes")
+        if not isinstance(sizes, list) or not all(isinstance(v, int) and v > 0 for v in sizes):
+            return "'sizes' must be a list of positive integers ([]: untiled)"
+        plan = dataclasses.replace(plan, tile=tuple(sizes))
+    elif step.kind == "unroll-and-jam":
+        factor = values.get("factor")
+        if not isinstance(factor, int) or isinstance(factor, bool) or not 0 <= factor <= 16:
+            return "'factor' must be an integer from 0 to 16"
+        plan = dataclasses.replace(plan, jam=factor)
+    else:
+        if not isinstance(values.get("enabled"), bool):
+            return "'enabled' must be true or false"
+        plan = dataclasses.replace(plan, wavefront=values["enabled"])
+    plans[band] = plan
+    return None
+
+
+def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     """The schedule to generate code from, and a note on how it was found. Scratch arrays are
     expanded where that makes a statement a matrix multiply the schedule runs as a kernel, or
     where the SCoP would otherwise stay as written (symm's ``temp2`` orders all its iterations).
@@ -111,16 +220,18 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
+    threaded_steps = choice.steps
+    alone_options = dataclasses.replace(options, parallel=False, band_plans=options.sequential_plans)
     alone = None
     if choice.schedule is None and options.parallel and not choice.scheduler_failed:
         # (where nothing is worth it with threads, what the sequential target runs: an OpenMP
         # build is never behind a sequential one; trisolv's rows jammed)
-        alone = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
+        alone = _with_or_without_expansion(scop, alone_options, found)
         if alone.schedule is not None:
-            choice = alone
+            choice = dataclasses.replace(alone, steps=threaded_steps, sequential_steps=alone.steps)
     may_run_alone = choice.wavefront or (options.parallel and not _starts_threads(work, options.thresholds))
-    if choice.schedule is not None and choice.expansion is None and may_run_alone and choice is not alone:
-        sequential = _with_or_without_expansion(scop, dataclasses.replace(options, parallel=False), found)
+    if choice.schedule is not None and choice.expansion is None and may_run_alone and alone is None:
+        sequential = _with_or_without_expansion(scop, alone_options, found)
         if (choice.wavefront and options.profitability and sequential.schedule is None
                 and not sequential.scheduler_failed):
             # (trisolv: its tiles cut every row's dot product into short streams, and the wavefront's
@@ -129,7 +240,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                                                         f"in parallel, and its tiles gain nothing on one thread",
                                        parallel=options.parallel, work=work)
         if sequential.expansion is None and not _same_order(sequential.schedule, choice.schedule):
-            choice = dataclasses.replace(choice, sequential=sequential)
+            choice = dataclasses.replace(choice, sequential=sequential, sequential_steps=sequential.steps)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel,
@@ -280,7 +391,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
-                               streaming_bands=streaming, jams=jams)
+                               streaming_bands=streaming, jams=jams, band_plans=options.band_plans)
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report, deps.validity)
     ast = _ast_within_budget(scop, tree, report)
@@ -331,7 +442,31 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
-                  wavefront=report.wavefronts > 0), kernels
+                  wavefront=report.wavefronts > 0,
+                  steps=_steps_taken(scop, sched, report, kernels, jams if report.outer_jams else (),
+                                     tree_options)), kernels
+
+
+def _steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: tuple, jams: JamRows,
+                 tree_options: TreeOptions) -> tuple[Step, ...]:
+    """What ``_choose`` decided for a tree, as a recipe's steps."""
+    index = {st.name: k for k, st in enumerate(scop.statements)}
+    rows = [{"kind": r.kind, "band": r.band, "parallel": r.parallel,
+             **{f"S{index[name]}": list(c) for name, c in r.coefficients.items() if name in index}}
+            for r in sched.rows]
+    steps = [Step.of("schedule", "scop", rows=rows)]
+    if kernels:
+        steps.append(Step.of("matmul-kernel", "scop", enabled=True,
+                             statements=sorted(f"S{index[name]}" for name, _ in kernels)))
+    if jams:
+        steps.append(Step.of("outer-jam", "scop", rows=[k for k, _ in jams], factor=tree_options.unroll_jam))
+    for b in report.bands:
+        target = band_target(b.band, b.statements)
+        steps.append(Step.of("tile", target, sizes=list(b.tile)))
+        steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
+        if b.wavefront:
+            steps.append(Step.of("wavefront", target, enabled=True))
+    return tuple(steps)
 
 
 UNROLL_JAM = "unroll-and-jam"
@@ -480,7 +615,8 @@ def _triangle_jam(scop: Scop, deps: Dependences, original: PlutoSchedule, option
     if ast is None or ast_fault(scop, deps, ast):
         return None
     return Choice(tree, f"original order kept, {factor} rows jammed over the columns before them "
-                        f"(the rest of each row's triangle after), checked exactly", ast=ast)
+                        f"(the rest of each row's triangle after), checked exactly", ast=ast,
+                  steps=(Step.of("triangle-jam", "scop", copies=factor),))
 
 
 def _loop_count(scop: Scop, sched: PlutoSchedule) -> int:

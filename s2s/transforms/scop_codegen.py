@@ -8,12 +8,14 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
+from s2s.analysis.scop_id import scop_id
 from s2s.ir import (
     SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, scalar_type, walk,
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
+from s2s.transforms.decisions import Step
 from s2s.transforms.polyhedral import Choice
 from s2s.transforms.packing_hoist import pack_invariant_rights_once
 from s2s.transforms.private_copies import parallel_over_private_copies
@@ -25,7 +27,7 @@ from s2s.transforms.work_guard import (
 )
 
 # Given a SCoP: what to generate from it (no schedule: the user's code stays).
-ScheduleChooser = Callable[[Scop], Choice]
+ScheduleChooser = Callable[[Scop, str], Choice]   # (SCoP, its stable id) -> Choice
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,26 @@ class ScopOutcome:
     line: int | None
     applied: bool
     reason: str
+    scop_id: str = ""                 # stable across runs (s2s.analysis.scop_id)
+    steps: tuple[Step, ...] = ()      # what was decided, as a recipe's steps (decisions.py)
+
+
+def _outcome(scop: Scop, ident: str, applied: bool, reason: str, steps: tuple[Step, ...] = ()) -> ScopOutcome:
+    if not applied and [s.kind for s in steps] != ["keep-original"]:
+        steps = (Step.of("keep-original", "scop", reason=reason),)
+    return ScopOutcome(scop.nodes[0].id, scop.first_line, applied, reason, ident, steps)
+
+
+def numbered_scop_ids(function: str, scops: list[Scop]) -> list[str]:
+    """The stable id of each SCoP of ``function`` (``scop_id``), ``~2``, ``~3``... after the
+    second and later ones that share their loops and accesses with one before."""
+    seen: dict[str, int] = {}
+    out = []
+    for scop in scops:
+        ident = scop_id(function, scop)
+        seen[ident] = seen.get(ident, 0) + 1
+        out.append(ident if seen[ident] == 1 else f"{ident}~{seen[ident]}")
+    return out
 
 
 def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None) -> tuple[SDFG, list[ScopOutcome]]:
@@ -43,28 +65,29 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
     outcomes: list[ScopOutcome] = []
     body = sdfg.body
     containers = list(sdfg.containers)
-    for scop in find_scops(sdfg):
+    scops = find_scops(sdfg)
+    for scop, ident in zip(scops, numbered_scop_ids(sdfg.name, scops)):
         first = scop.nodes[0]
         pragma = _pragma_before(scop)
         if pragma:
-            outcomes.append(ScopOutcome(first.id, scop.first_line, False, f"the user's `{pragma}` applies to the loop"))
+            outcomes.append(_outcome(scop, ident, False, f"the user's `{pragma}` applies to the loop"))
             continue
         live = live_loop_variables(scop)
         if live:
-            outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+            outcomes.append(_outcome(scop, ident, False,
                                         f"loop variable {', '.join(live)} is used after the loops"))
             continue
         try:
-            choice = choose(scop) if choose else Choice(None, "original schedule")
+            choice = choose(scop, ident) if choose else Choice(None, "original schedule")
         except Exception as exc:  # noqa: BLE001 - a bug met on one SCoP keeps that SCoP as written
             why = str(exc).splitlines()[0][:120] if str(exc) else ""
-            outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+            outcomes.append(_outcome(scop, ident, False,
                                         f"original code kept: internal error: {type(exc).__name__}: {why}"))
             continue
         schedule, note, expansion = choice.schedule, choice.note, choice.expansion
         if choose and schedule is None:
             # the optimizer found nothing better: the user's code stays exactly as written
-            outcomes.append(ScopOutcome(first.id, scop.first_line, False, note))
+            outcomes.append(_outcome(scop, ident, False, note, choice.steps))
             continue
         guard = None
         if schedule is not None:
@@ -72,7 +95,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 guard = no_overlap_condition(scop)
             except Uncheckable as why:
                 # the user's code stays exactly as written: its order is the only one known right
-                outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                outcomes.append(_outcome(scop, ident, False,
                                             f"original code kept: pointer arrays may overlap ({why})"))
                 continue
         work_guard = _work_guard(choice) if schedule is not None else None
@@ -119,7 +142,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if parallel_only and runs_parallel is not True:
             # (the new order gains only in parallel: where no region runs so, the user's loops run)
             if runs_parallel is False and expansion is None:
-                outcomes.append(ScopOutcome(first.id, scop.first_line, False, "original code kept: the new order "
+                outcomes.append(_outcome(scop, ident, False, "original code kept: the new order "
                                             "gains only in parallel, and no region has the work for it"))
                 continue
             if runs_parallel is not False:
@@ -155,14 +178,14 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if scop.parent.id == sdfg.body.id:
             span = _merged_span(scop, source)
             if span is None:
-                outcomes.append(ScopOutcome(first.id, scop.first_line, False,
+                outcomes.append(_outcome(scop, ident, False,
                                             "the loops are not one plain stretch of the source"))
                 continue
             new = dataclasses.replace(new, origin=span)
         for v in new_vars:
             containers.append(Scalar(v, scalar_type("int"), Storage.STACK))
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
-        outcomes.append(ScopOutcome(first.id, scop.first_line, True, f"{len(scop.statements)} statements; {note}"))
+        outcomes.append(_outcome(scop, ident, True, f"{len(scop.statements)} statements; {note}", choice.steps))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
 
 

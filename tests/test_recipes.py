@@ -1,0 +1,206 @@
+"""Recipes: the optimizer's decisions per SCoP as steps (s2s.transforms.decisions), written to a
+file with their provenance (s2s.tuning) and replayed: the rules' own recipe gives the same code,
+an edited one other code that is still right, and a step that does not apply is refused with a
+reason, never followed into wrong code."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from c_build import outputs_of_both_builds, s2s_cc_path
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+from s2s.transforms.decisions import Step, parse_band_target
+from s2s.tuning import RecipeBook, RecipeError, ScopRecipe
+
+# An image blurred by a 3x3 box into another, then its rows summed: a band to tile, a
+# reduction; and a tiny initialization that stays as written.
+PROGRAM = """
+#include <stdio.h>
+#include <stdlib.h>
+
+void clear(int n, double *acc) {
+  for (int i = 0; i < n; i++)
+    acc[i] = 0.0;
+}
+
+void blur_and_sum(int h, int w, double in[h][w], double out[h][w], double *rows) {
+  for (int y = 1; y < h - 1; y++)
+    for (int x = 1; x < w - 1; x++)
+      out[y][x] = (in[y - 1][x - 1] + in[y - 1][x] + in[y - 1][x + 1] + in[y][x - 1] + in[y][x]
+                   + in[y][x + 1] + in[y + 1][x - 1] + in[y + 1][x] + in[y + 1][x + 1]) / 9.0;
+  for (int y = 1; y < h - 1; y++)
+    for (int x = 1; x < w - 1; x++)
+      rows[y] += out[y][x];
+}
+
+int main(void) {
+  int h = 150, w = 211;
+  double (*in)[w] = malloc(sizeof(double) * h * w), (*out)[w] = malloc(sizeof(double) * h * w);
+  double *rows = malloc(sizeof(double) * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      in[y][x] = ((y * 31 + x * 17) % 23) / 23.0;
+      out[y][x] = 0.0;
+    }
+  clear(h, rows);
+  blur_and_sum(h, w, in, out, rows);
+  for (int y = 0; y < h; y++)
+    printf("%a\\n", rows[y]);
+  return 0;
+}
+"""
+
+
+@pytest.fixture
+def program(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    path = tmp_path / "blur.c"
+    path.write_text(PROGRAM)
+    return path
+
+
+def _optimize(path, recipes=None, target="c"):
+    return optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, report=True,
+                                                          recipes=str(recipes) if recipes else None))
+
+
+def _book(result) -> RecipeBook:
+    return RecipeBook(recipes=list(result.recipes))
+
+
+def _kernel_recipe(book: RecipeBook) -> ScopRecipe:
+    return next(r for r in book.recipes if r.function == "blur_and_sum")
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_the_rules_recipe_replays_to_the_same_code(program, tmp_path, target):
+    first = _optimize(program, target=target)
+    book = _book(first)
+    assert [r.function for r in book.recipes] == ["clear", "blur_and_sum", "main"]
+    assert [s.kind for s in book.recipes[0].steps] == ["keep-original"]
+    kinds = [s.kind for s in _kernel_recipe(book).steps]
+    assert kinds[:3] == ["fuse", "parallelize", "schedule"] and "tile" in kinds, kinds
+    # every SCoP's recipe is in the report, by its stable id
+    assert any(f"recipe {_kernel_recipe(book).scop}: fuse(scop: policy=smart)" in ln for ln in first.full_report)
+    assert not any(": recipe " in ln for ln in first.report)
+    saved = tmp_path / "r.json"
+    book.save(saved)
+    again = _optimize(program, saved, target)
+    assert again.source == first.source
+    assert [r.steps for r in again.recipes] == [r.steps for r in book.recipes]
+
+
+def _edited(book: RecipeBook, edit) -> RecipeBook:
+    recipes = [ScopRecipe(r.scop, r.function, r.line, tuple(edit(s) for s in r.steps)) if r.function == "blur_and_sum"
+               else r for r in book.recipes]
+    return RecipeBook(book.provenance, recipes)
+
+
+def test_edited_tile_sizes_are_replayed_and_the_output_stays_right(program, tmp_path):
+    book = _book(_optimize(program))
+
+    def retile(step: Step) -> Step:
+        if step.kind != "tile":
+            return step
+        n = len(step.values["sizes"]) or 2
+        return Step.of("tile", step.target, sizes=[8] * n)
+
+    path = tmp_path / "r.json"
+    _edited(book, retile).save(path)
+    result = _optimize(program, path)
+    line = next(ln for ln in result.report if ": blur_and_sum: SCoP" in ln)
+    assert "tiles 8x8" in line, line
+    ref, out = outputs_of_both_builds(program, result.source, openmp=False)
+    assert out == ref
+
+
+def test_keep_original_leaves_the_scop_as_written(program, tmp_path):
+    book = _book(_optimize(program))
+    path = tmp_path / "r.json"
+    _edited(book, lambda s: Step.of("keep-original", "scop", reason="tuned: the user's loops won")
+            if s.kind == "fuse" else s).save(path)
+    result = _optimize(program, path)
+    line = next(ln for ln in result.report if ": blur_and_sum: SCoP" in ln)
+    assert "left as is (original code kept: the recipe says so (tuned: the user's loops won))" in line, line
+
+
+def test_steps_that_do_not_apply_are_refused_with_a_reason(program, tmp_path):
+    book = _book(_optimize(program))
+    kernel = _kernel_recipe(book)
+    band = next(s.target for s in kernel.steps if s.kind == "tile")
+    extra = (Step.of("fuse", "scop", policy="sometimes"),
+             Step.of("tile", "band7:S0,S1", sizes=[4, 4]),
+             Step.of("unroll-and-jam", band, factor=99),
+             Step.of("tile", band, sizes=[16, 16, 16, 16]))
+    path = tmp_path / "r.json"
+    RecipeBook(book.provenance, [ScopRecipe(kernel.scop, kernel.function, kernel.line, kernel.steps + extra)]).save(path)
+    result = _optimize(program, path)
+    line = next(ln for ln in result.report if ": blur_and_sum: SCoP" in ln)
+    assert "fuse(scop: policy=sometimes) refused: unknown fusion policy 'sometimes'" in line, line
+    assert "tile(band7:S0,S1: sizes=4x4) refused: no such band in this schedule" in line, line
+    assert "refused: 'factor' must be an integer from 0 to 16" in line, line
+    assert "do not fit a band of" in line, line
+    ref, out = outputs_of_both_builds(program, result.source, openmp=False)
+    assert out == ref
+
+
+def test_recipe_files_are_checked(tmp_path):
+    bad = tmp_path / "bad.json"
+    for text, message in (("{", "bad.json:1:2: not JSON"), ('{"schema": 9}', "schema 9, this s2s reads schema 1"),
+                          ('{"schema": 1, "recipes": [{"scop": "f/0", "steps": [{"kind": "melt"}]}]}',
+                           "recipes[0].steps[0]: unknown kind 'melt'")):
+        bad.write_text(text)
+        with pytest.raises(RecipeError) as raised:
+            RecipeBook.load(bad)
+        assert message in str(raised.value)
+
+
+def test_s2s_cc_replays_recipes_and_falls_back_on_a_bad_file(program, tmp_path):
+    book = _book(_optimize(program))
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    _edited(book, lambda s: Step.of("tile", s.target, sizes=[8, 8]) if s.kind == "tile" else s).save(good)
+    bad.write_text("[]")
+    cc = str(s2s_cc_path())
+    done = subprocess.run([cc, "-O2", f"--s2s-recipes={good}", "--s2s-report", "-c", str(program), "-o",
+                           str(tmp_path / "a.o")], capture_output=True, text=True)
+    assert done.returncode == 0 and "tiles 8x8" in done.stderr, done.stderr
+    done = subprocess.run([cc, "-O2", f"--s2s-recipes={bad}", "-c", str(program), "-o", str(tmp_path / "b.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "RecipeError" in done.stderr and "compiled unchanged" in done.stderr, done.stderr
+
+
+def test_scop_ids_survive_edits_elsewhere_and_change_with_the_scop(program, tmp_path):
+    ids = {r.function: r.scop for r in _optimize(program).recipes}
+    program.write_text(PROGRAM.replace("void clear(", "static int unused(int a) { return a + 1; }\n\nvoid clear("))
+    assert {r.function: r.scop for r in _optimize(program).recipes} == ids
+    program.write_text(PROGRAM.replace("rows[y] += out[y][x];", "rows[y] += out[y][x - 1];"))
+    changed = {r.function: r.scop for r in _optimize(program).recipes}
+    assert changed["clear"] == ids["clear"] and changed["blur_and_sum"] != ids["blur_and_sum"]
+
+
+def test_band_targets_read_back():
+    assert parse_band_target("band2:S0,S3") == (2, frozenset({0, 3}))
+    assert parse_band_target("scop") is None
+    text = RecipeBook(recipes=[ScopRecipe("f/1", "f", 3, (Step.of("tile", "band0:S0", sizes=[32, 64]),))]).to_json()
+    assert json.loads(text)["recipes"][0]["steps"][0] == {"kind": "tile", "target": "band0:S0",
+                                                          "params": {"sizes": [32, 64]}}
+    assert RecipeBook.from_json(text).recipes[0].steps[0].values == {"sizes": [32, 64]}
+
+
+@pytest.mark.parametrize("kernel, target", [("mvt", "openmp"), ("trisolv", "c"), ("trisolv", "openmp"),
+                                            ("gemm", "openmp"), ("seidel-2d", "c")])
+def test_polybench_recipes_replay_to_the_same_code(tmp_path, kernel, target):
+    # (mvt under OpenMP: a wavefront of tiles, with the user's order jammed for where no region
+    # runs in parallel, recorded as a ``sequential`` step; trisolv: rows jammed over triangles)
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+
+    source = kernel_source(KERNELS[kernel])
+    args = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{source.parent}", "-DLARGE_DATASET"]
+    options = PipelineOptions(mode="pluto", target=target)
+    first = optimize_c_file(str(source), args, options)
+    saved = tmp_path / "r.json"
+    RecipeBook(recipes=list(first.recipes)).save(saved)
+    again = optimize_c_file(str(source), args, PipelineOptions(mode="pluto", target=target, recipes=str(saved)))
+    assert again.source == first.source
