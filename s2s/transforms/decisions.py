@@ -30,9 +30,14 @@ Kinds, with their parameters:
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from s2s.analysis.scop import Scop
+from s2s.schedule.pluto import PlutoSchedule
+from s2s.schedule.tree import BandPlan, TreeReport
 
 STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "unroll-and-jam", "wavefront", "parallelize",
               "matmul-kernel", "outer-jam", "triangle-jam", "sequential")
@@ -100,3 +105,112 @@ def parse_band_target(target: str) -> tuple[int, frozenset[int]] | None:
 def describe(steps: tuple[Step, ...]) -> str:
     """The steps as one line for ``--s2s-report``."""
     return "; ".join(map(str, steps))
+
+
+BandKey = tuple[int, frozenset[int]]   # (band, statements): tree.BandDecision.key
+BAND_KINDS = ("tile", "unroll-and-jam", "wavefront")
+RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a recipe's steps ask of the optimizer (None: what the rules decide)."""
+
+    keep: Step | None = None           # a keep-original step: the SCoP stays as written
+    fusion: str | None = None
+    parallel: bool | None = None       # False: the sequential code
+    kernels: bool | None = None        # False: no register-blocked kernels
+    band_plans: tuple[tuple[BandKey, BandPlan], ...] = ()
+    sequential_plans: tuple[tuple[BandKey, BandPlan], ...] = ()   # of the code where no region runs in parallel
+    refused: tuple[Refusal, ...] = ()
+
+
+def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
+    """The steps in order (``threads``, ``kernels``: whether this build has them), each one
+    that does not apply refused with its reason."""
+    replay, refused = Replay(), []
+    plans: dict[BandKey, BandPlan] = {}
+    for step in steps:
+        values, why = step.values, None
+        if step.kind == "keep-original":
+            return dataclasses.replace(replay, keep=step, refused=tuple(refused))
+        if step.kind == "fuse":
+            if values.get("policy") in FUSION_POLICIES:
+                replay = dataclasses.replace(replay, fusion=values["policy"])
+            else:
+                why = f"unknown fusion policy {values.get('policy')!r}"
+        elif step.kind in ("parallelize", "matmul-kernel"):
+            enabled = values.get("enabled")
+            if not isinstance(enabled, bool):
+                why = "'enabled' must be true or false"
+            elif enabled and step.kind == "parallelize" and not threads:
+                why = "this build's target has no threads"
+            elif enabled and step.kind == "matmul-kernel" and not kernels:
+                why = "kernels are off in this build"
+            elif not enabled:
+                change = {"parallel": False} if step.kind == "parallelize" else {"kernels": False}
+                replay = dataclasses.replace(replay, **change)
+        elif step.kind in BAND_KINDS:
+            why = _band_step(step, plans)
+        elif step.kind == "sequential":
+            inner: dict[BandKey, BandPlan] = {}
+            nested = values.get("steps") if isinstance(values.get("steps"), list) else []
+            for data in nested:
+                if isinstance(data, dict) and data.get("kind") in BAND_KINDS:
+                    band_step = Step.of(data["kind"], str(data.get("target")), **dict(data.get("params") or {}))
+                    if reason := _band_step(band_step, inner):
+                        refused.append(Refusal(band_step, reason))
+            replay = dataclasses.replace(replay, sequential_plans=tuple(inner.items()))
+        elif step.kind not in RECORDED_KINDS:
+            why = f"unknown kind {step.kind!r}"
+        if why:
+            refused.append(Refusal(step, why))
+    return dataclasses.replace(replay, band_plans=tuple(plans.items()), refused=tuple(refused))
+
+
+def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
+    """Why a band's step does not apply (None: it does, into ``plans``)."""
+    band = parse_band_target(step.target)
+    if band is None:
+        return f"target {step.target!r} is not a band (band<b>:S<k>,...)"
+    values, plan = step.values, plans.get(band, BandPlan())
+    if step.kind == "tile":
+        sizes = values.get("sizes")
+        if not isinstance(sizes, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                  for v in sizes):
+            return "'sizes' must be a list of positive integers ([]: untiled)"
+        plan = dataclasses.replace(plan, tile=tuple(sizes))
+    elif step.kind == "unroll-and-jam":
+        factor = values.get("factor")
+        if not isinstance(factor, int) or isinstance(factor, bool) or not 0 <= factor <= 16:
+            return "'factor' must be an integer from 0 to 16"
+        plan = dataclasses.replace(plan, jam=factor)
+    else:
+        if not isinstance(values.get("enabled"), bool):
+            return "'enabled' must be true or false"
+        plan = dataclasses.replace(plan, wavefront=values["enabled"])
+    plans[band] = plan
+    return None
+
+
+def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: tuple[tuple[str, str], ...],
+                jam_rows: tuple, jam_factor: int) -> tuple[Step, ...]:
+    """What the optimizer decided for a tree of ``sched``, as steps: the schedule's rows, the
+    kernels' statements, the rows jammed over inner loops, and per band what ``report`` says."""
+    index = {st.name: k for k, st in enumerate(scop.statements)}
+    rows = [{"kind": r.kind, "band": r.band, "parallel": r.parallel,
+             **{f"S{index[name]}": list(c) for name, c in r.coefficients.items() if name in index}}
+            for r in sched.rows]
+    steps = [Step.of("schedule", "scop", rows=rows)]
+    if kernels:
+        steps.append(Step.of("matmul-kernel", "scop", enabled=True,
+                             statements=sorted(f"S{index[name]}" for name, _ in kernels)))
+    if jam_rows:
+        steps.append(Step.of("outer-jam", "scop", rows=[k for k, _ in jam_rows], factor=jam_factor))
+    for b in report.bands:
+        target = band_target(b.band, b.statements)
+        steps.append(Step.of("tile", target, sizes=list(b.tile)))
+        steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
+        if b.wavefront:
+            steps.append(Step.of("wavefront", target, enabled=True))
+    return tuple(steps)

@@ -21,9 +21,9 @@ from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_wi
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
 from s2s.schedule.point_order import innermost_locality, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
-from s2s.schedule.tree import BandPlan, TreeOptions, TreeReport, build_tree, rows_map
+from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
-from s2s.transforms.decisions import FUSION_POLICIES, Refusal, Step, band_target, parse_band_target
+from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -136,72 +136,14 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
 
 
 def _replayed(options: OptimizeOptions) -> tuple[OptimizeOptions, tuple[Refusal, ...], Step | None]:
-    """``options`` with a recipe's steps applied in order (the band steps as ``band_plans``), the
-    steps refused and why, and the ``keep-original`` step if there is one."""
-    refused: list[Refusal] = []
-    plans: dict[tuple[int, frozenset[int]], BandPlan] = {}
-    for step in options.steps:
-        values, why = step.values, None
-        band = parse_band_target(step.target)
-        if step.kind == "keep-original":
-            return options, tuple(refused), step
-        if step.kind == "fuse":
-            if values.get("policy") in FUSION_POLICIES:
-                options = dataclasses.replace(options, fusion=values["policy"])
-            else:
-                why = f"unknown fusion policy {values.get('policy')!r}"
-        elif step.kind == "parallelize":
-            if values.get("enabled") is False:
-                options = dataclasses.replace(options, parallel=False)
-            elif values.get("enabled") is not True:
-                why = "'enabled' must be true or false"
-            elif not options.parallel:
-                why = "this build's target has no threads"
-        elif step.kind == "matmul-kernel":
-            if values.get("enabled") is False:
-                options = dataclasses.replace(options, matmul=None)
-            elif values.get("enabled") is not True or options.matmul is None:
-                why = "kernels are off in this build" if values.get("enabled") is True else "'enabled' must be true or false"
-        elif step.kind in ("tile", "unroll-and-jam", "wavefront"):
-            why = _band_step(step, band, values, plans)
-        elif step.kind == "sequential":
-            inner: dict[tuple[int, frozenset[int]], BandPlan] = {}
-            for data in values.get("steps", []) if isinstance(values.get("steps"), list) else []:
-                if isinstance(data, dict) and data.get("kind") in ("tile", "unroll-and-jam", "wavefront"):
-                    nested = Step.of(data["kind"], str(data.get("target")), **dict(data.get("params") or {}))
-                    if reason := _band_step(nested, parse_band_target(nested.target), nested.values, inner):
-                        refused.append(Refusal(nested, reason))
-            options = dataclasses.replace(options, sequential_plans=tuple(inner.items()))
-        elif step.kind not in ("schedule", "outer-jam", "triangle-jam"):
-            why = f"unknown kind {step.kind!r}"
-        if why:
-            refused.append(Refusal(step, why))
-    options = dataclasses.replace(options, band_plans=tuple(plans.items()))
-    return options, tuple(refused), None
-
-
-def _band_step(step: Step, band: tuple[int, frozenset[int]] | None, values: dict,
-               plans: dict[tuple[int, frozenset[int]], BandPlan]) -> str | None:
-    """Why a band's step does not apply (None: it does, into ``plans``)."""
-    if band is None:
-        return f"target {step.target!r} is not a band (band<b>:S<k>,...)"
-    plan = plans.get(band, BandPlan())
-    if step.kind == "tile":
-        sizes = values.get("sizes")
-        if not isinstance(sizes, list) or not all(isinstance(v, int) and v > 0 for v in sizes):
-            return "'sizes' must be a list of positive integers ([]: untiled)"
-        plan = dataclasses.replace(plan, tile=tuple(sizes))
-    elif step.kind == "unroll-and-jam":
-        factor = values.get("factor")
-        if not isinstance(factor, int) or isinstance(factor, bool) or not 0 <= factor <= 16:
-            return "'factor' must be an integer from 0 to 16"
-        plan = dataclasses.replace(plan, jam=factor)
-    else:
-        if not isinstance(values.get("enabled"), bool):
-            return "'enabled' must be true or false"
-        plan = dataclasses.replace(plan, wavefront=values["enabled"])
-    plans[band] = plan
-    return None
+    """``options`` with a recipe's steps applied (``decisions.read_steps``), the steps refused and
+    why, and the ``keep-original`` step if there is one."""
+    replay = read_steps(options.steps, threads=options.parallel, kernels=options.matmul is not None)
+    options = dataclasses.replace(
+        options, fusion=replay.fusion or options.fusion, parallel=options.parallel and replay.parallel is not False,
+        matmul=None if replay.kernels is False else options.matmul,
+        band_plans=replay.band_plans, sequential_plans=replay.sequential_plans)
+    return options, replay.refused, replay.keep
 
 
 def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -443,30 +385,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0,
-                  steps=_steps_taken(scop, sched, report, kernels, jams if report.outer_jams else (),
-                                     tree_options)), kernels
-
-
-def _steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: tuple, jams: JamRows,
-                 tree_options: TreeOptions) -> tuple[Step, ...]:
-    """What ``_choose`` decided for a tree, as a recipe's steps."""
-    index = {st.name: k for k, st in enumerate(scop.statements)}
-    rows = [{"kind": r.kind, "band": r.band, "parallel": r.parallel,
-             **{f"S{index[name]}": list(c) for name, c in r.coefficients.items() if name in index}}
-            for r in sched.rows]
-    steps = [Step.of("schedule", "scop", rows=rows)]
-    if kernels:
-        steps.append(Step.of("matmul-kernel", "scop", enabled=True,
-                             statements=sorted(f"S{index[name]}" for name, _ in kernels)))
-    if jams:
-        steps.append(Step.of("outer-jam", "scop", rows=[k for k, _ in jams], factor=tree_options.unroll_jam))
-    for b in report.bands:
-        target = band_target(b.band, b.statements)
-        steps.append(Step.of("tile", target, sizes=list(b.tile)))
-        steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
-        if b.wavefront:
-            steps.append(Step.of("wavefront", target, enabled=True))
-    return tuple(steps)
+                  steps=steps_taken(scop, sched, report, kernels, jams if report.outer_jams else (),
+                                    tree_options.unroll_jam)), kernels
 
 
 UNROLL_JAM = "unroll-and-jam"
