@@ -19,7 +19,9 @@ Kinds, with their parameters:
 ``unroll-and-jam``  ``factor`` (0: none), ``lag`` (recorded: each copy's delay, lagged_jam.py)
 ``wavefront``       ``enabled``: a wavefront of tiles where no tile loop is parallel
 ``parallelize``     ``enabled``: the target's parallel loops (false: the sequential code)
-``matmul-kernel``   ``enabled``: matrix-multiply statements as register-blocked kernels
+``matmul-kernel``   ``enabled``: matrix-multiply statements as register-blocked kernels;
+                    ``blocking``: per statement ``rows x vectors x lanes / depth / panel rows /
+                    panel columns`` (``s2s.ir.library.Blocking``)
 ``outer-jam``       ``rows`` (schedule rows), ``factor``: loops unrolled and jammed over the
                     loops inside them (recorded)
 ``triangle-jam``    ``copies``: a triangular solve's rows jammed over the columns before them
@@ -36,6 +38,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from s2s.analysis.scop import Scop
+from s2s.ir.library import Blocking
+from s2s.schedule.matmul import parse_mark_name
 from s2s.schedule.pluto import PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
@@ -70,6 +74,8 @@ class Step:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{k}:{_short(v)}" for k, v in value.items())
     if isinstance(value, list):
         return "x".join(map(str, value)) if value and all(isinstance(v, int) for v in value) else (
             "[]" if not value else json.dumps(value))
@@ -120,6 +126,7 @@ class Replay:
     fusion: str | None = None
     parallel: bool | None = None       # False: the sequential code
     kernels: bool | None = None        # False: no register-blocked kernels
+    kernel_blockings: tuple[tuple[int, Blocking], ...] = ()   # (statement index, its kernel's blocking)
     band_plans: tuple[tuple[BandKey, BandPlan], ...] = ()
     sequential_plans: tuple[tuple[BandKey, BandPlan], ...] = ()   # of the code where no region runs in parallel
     refused: tuple[Refusal, ...] = ()
@@ -150,6 +157,9 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
             elif not enabled:
                 change = {"parallel": False} if step.kind == "parallelize" else {"kernels": False}
                 replay = dataclasses.replace(replay, **change)
+            elif step.kind == "matmul-kernel" and "blocking" in values:
+                blockings, why = _blockings(values["blocking"])
+                replay = dataclasses.replace(replay, kernel_blockings=blockings)
         elif step.kind in BAND_KINDS:
             why = _band_step(step, plans)
         elif step.kind == "sequential":
@@ -166,6 +176,26 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
         if why:
             refused.append(Refusal(step, why))
     return dataclasses.replace(replay, band_plans=tuple(plans.items()), refused=tuple(refused))
+
+
+def _blockings(given: Any) -> tuple[tuple[tuple[int, Blocking], ...], str | None]:
+    """(statement index, Blocking) of a ``matmul-kernel`` step's ``blocking``, or why not."""
+    if not isinstance(given, dict):
+        return (), "'blocking' must map statements (S<k>) to blockings"
+    out = []
+    for name, text in given.items():
+        try:
+            b = Blocking.parse(str(text))
+            k = int(name[1:]) if name.startswith("S") else -1
+        except ValueError:
+            return (), f"{name}: {text!r} is not rows x vectors x lanes/depth/panel rows/panel columns"
+        if k < 0 or not (1 <= b.rows <= 16 and 1 <= b.vectors <= 4 and b.lanes in (1, 2, 4, 8, 16)
+                         and 1 <= b.depth <= 4096 and b.panel_rows >= b.rows and b.panel_rows % b.rows == 0
+                         and b.panel_columns >= b.columns and b.panel_columns % b.columns == 0):
+            return (), (f"{name}: {text!r}: rows 1-16, vectors 1-4, lanes a power of two up to 16, depth "
+                        f"1-4096, panels whole multiples of the register block")
+        out.append((k, b))
+    return tuple(out), None
 
 
 def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
@@ -203,8 +233,9 @@ def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: t
             for r in sched.rows]
     steps = [Step.of("schedule", "scop", rows=rows)]
     if kernels:
-        steps.append(Step.of("matmul-kernel", "scop", enabled=True,
-                             statements=sorted(f"S{index[name]}" for name, _ in kernels)))
+        blocking = {f"S{index[name]}": parsed[1].text for name, mark in kernels
+                    if (parsed := parse_mark_name(mark)) is not None}
+        steps.append(Step.of("matmul-kernel", "scop", enabled=True, blocking=blocking))
     if jam_rows:
         steps.append(Step.of("outer-jam", "scop", rows=[k for k, _ in jam_rows], factor=jam_factor))
     for b in report.bands:

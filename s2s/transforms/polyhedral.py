@@ -67,6 +67,7 @@ class OptimizeOptions:
     steps: tuple[Step, ...] = ()   # a recipe's decisions to replay (decisions.py); (): the rules'
     band_plans: tuple = ()         # (set from ``steps``) TreeOptions.band_plans
     sequential_plans: tuple = ()   # (set from a ``sequential`` step) those of the sequential code
+    kernel_blockings: tuple = ()   # (set from a ``matmul-kernel`` step) (statement index, Blocking)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ def _replayed(options: OptimizeOptions) -> tuple[OptimizeOptions, tuple[Refusal,
     options = dataclasses.replace(
         options, fusion=replay.fusion or options.fusion, parallel=options.parallel and replay.parallel is not False,
         matmul=None if replay.kernels is False else options.matmul,
-        band_plans=replay.band_plans, sequential_plans=replay.sequential_plans)
+        band_plans=replay.band_plans, sequential_plans=replay.sequential_plans,
+        kernel_blockings=replay.kernel_blockings)
     return options, replay.refused, replay.keep
 
 
@@ -445,9 +447,11 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
             batched = batch_outermost(scheduler.original_order(), scop.statements, p)
             if len(apart(batched)) > len(chosen):
                 sched, chosen = batched, apart(batched)
-    target = options.matmul
+    target, index = options.matmul, {st.name: k for k, st in enumerate(scop.statements)}
+    blockings = dict(options.kernel_blockings)
     return sched, tuple((p.statement, mark_name(
-        p, blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)), options.parallel)) for p in chosen)
+        p, blockings.get(index[p.statement]) or blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)),
+        options.parallel)) for p in chosen)
 
 
 def _kernels_do_the_bulk(scop: Scop, kernels: list[MatMulPattern]) -> bool:
