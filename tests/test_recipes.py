@@ -204,3 +204,51 @@ def test_polybench_recipes_replay_to_the_same_code(tmp_path, kernel, target):
     RecipeBook(recipes=list(first.recipes)).save(saved)
     again = optimize_c_file(str(source), args, PipelineOptions(mode="pluto", target=target, recipes=str(saved)))
     assert again.source == first.source
+
+
+GEMM = """
+#include <stdio.h>
+#include <stdlib.h>
+void product(int ni, int nj, int nk, double alpha, double C[ni][nj], double A[ni][nk], double B[nk][nj]) {
+  for (int i = 0; i < ni; i++)
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+}
+int main(void) {
+  int ni = 61, nj = 77, nk = 53;
+  double (*C)[nj] = malloc(sizeof(double) * ni * nj), (*A)[nk] = malloc(sizeof(double) * ni * nk);
+  double (*B)[nj] = malloc(sizeof(double) * nk * nj);
+  for (int i = 0; i < ni; i++) for (int j = 0; j < nj; j++) C[i][j] = (i * 3 + j) % 7 / 7.0;
+  for (int i = 0; i < ni; i++) for (int k = 0; k < nk; k++) A[i][k] = (i + k * 5) % 11 / 11.0;
+  for (int k = 0; k < nk; k++) for (int j = 0; j < nj; j++) B[k][j] = (k * 7 + j) % 13 / 13.0;
+  product(ni, nj, nk, 1.5, C, A, B);
+  for (int i = 0; i < ni; i++) for (int j = 0; j < nj; j++) printf("%a\\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("blocking, refused", [("3x1x4/7/9/8", False), ("5x2x2/16/5/12", False),
+                                                ("20x1x4/7/40/8", True), ("3x1x4/7/10/8", True)])
+def test_kernel_blockings_are_replayed_or_refused(tmp_path, monkeypatch, blocking, refused):
+    # (odd shapes, panels that cut every loop's range unevenly: bit for bit the loops' results)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,kernel=0,kernel_min=0")
+    path = tmp_path / "product.c"
+    path.write_text(GEMM)
+    book = _book(_optimize(path))
+    recipe = next(r for r in book.recipes if r.function == "product")
+    kernel = next(s for s in recipe.steps if s.kind == "matmul-kernel")
+    assert list(kernel.values["blocking"]) == ["S0"]
+    steps = tuple(Step.of("matmul-kernel", "scop", enabled=True, blocking={"S0": blocking}) if s is kernel else s
+                  for s in recipe.steps)
+    saved = tmp_path / "r.json"
+    RecipeBook(recipes=[ScopRecipe(recipe.scop, recipe.function, recipe.line, steps)]).save(saved)
+    result = _optimize(path, saved)
+    line = next(ln for ln in result.report if ": product: SCoP" in ln)
+    assert ("refused: S0:" in line) == refused, line
+    again = next(r for r in result.recipes if r.function == "product")
+    used = next(s for s in again.steps if s.kind == "matmul-kernel").values["blocking"]["S0"]
+    assert (used == blocking) != refused
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref

@@ -48,16 +48,17 @@ class KernelTarget:
     l3_bytes: int = 8 * 1024 * 1024   # shared by the threads
 
 
-def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1) -> Blocking:
+def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1, k_moves: bool = False) -> Blocking:
     """Accumulators for a rows x (vectors x lanes) block of the result, leaving registers for
     one row of each term's ``right`` and one broadcast ``left`` value per term (6 x 2 vectors with
-    16 registers and one term, 8 x 3 with 32); a packed k panel of the right factors that fills
-    half of L1, rows of the left factors that fill half of L2 with it (the other halves for the
-    result and for what comes next), columns of the right factors that fill half of L3."""
+    16 registers and one term, 8 x 3 with 32); a k panel of the right factors' strip that fills
+    half of L2 (half of L1 where k's range moves with the rows: triangles along k), rows of the
+    left factors that fill half of L2 with it (the other halves for the result and for what
+    comes next), columns of the right factors that fill half of L3."""
     lanes = max(target.vector_bytes // element_bytes, 1)
     vectors = 2 if target.vector_registers <= 16 else 3
     rows = max(1, min(8, (target.vector_registers - terms * (vectors + 1)) // vectors))
-    depth = target.l1_bytes // 2 // (terms * vectors * lanes * element_bytes)
+    depth = (target.l1_bytes if k_moves else target.l2_bytes) // 2 // (terms * vectors * lanes * element_bytes)
     depth = max(64, min(512, depth // 16 * 16))
     panel = target.l2_bytes // 2 // (terms * depth * element_bytes)
     panel = max(rows, min(16 * rows, panel // rows * rows))

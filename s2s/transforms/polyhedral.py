@@ -448,9 +448,9 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
             if len(apart(batched)) > len(chosen):
                 sched, chosen = batched, apart(batched)
     target, index = options.matmul, {st.name: k for k, st in enumerate(scop.statements)}
-    blockings = dict(options.kernel_blockings)
-    return sched, tuple((p.statement, mark_name(
-        p, blockings.get(index[p.statement]) or blocking_for(target, 8 if p.dtype == "double" else 4, len(p.lefts)),
+    statements, blockings = {st.name: st for st in scop.statements}, dict(options.kernel_blockings)
+    return sched, tuple((p.statement, mark_name(p, blockings.get(index[p.statement]) or blocking_for(
+        target, 8 if p.dtype == "double" else 4, len(p.lefts), k_moves_with_rows(statements[p.statement], p)),
         options.parallel)) for p in chosen)
 
 
