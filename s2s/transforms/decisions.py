@@ -40,12 +40,11 @@ from typing import Any
 from s2s.analysis.scop import Scop
 from s2s.ir.library import Blocking
 from s2s.schedule.matmul import parse_mark_name
-from s2s.schedule.pluto import PlutoSchedule
+from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
 STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "unroll-and-jam", "wavefront", "parallelize",
               "matmul-kernel", "outer-jam", "triangle-jam", "sequential")
-FUSION_POLICIES = ("smart", "max", "no")
 
 
 @dataclass(frozen=True)
