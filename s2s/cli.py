@@ -406,6 +406,85 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
     return 1 if summary.bad else 0
 
 
+def _configure_tune(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", nargs="?", help="the C program (one file), unless --polybench")
+    p.add_argument("--polybench", metavar="KERNEL", help="a kernel of our PolyBench suite, timed by itself")
+    p.add_argument("--dataset", default="MEDIUM", type=str.upper, help="with --polybench (default MEDIUM)")
+    p.add_argument("--openmp", action="store_true", help="tune the OpenMP target (-fopenmp)")
+    p.add_argument("--cflags", default="-O3 -march=native", help="compiler flags (default: -O3 -march=native)")
+    p.add_argument("--run", metavar="CMD", help="how to run it ({exe}: the binary; default: the binary)")
+    p.add_argument("--time-from-output", action="store_true",
+                   help="the program prints its own time, the last number on stdout (default: wall time)")
+    p.add_argument("--budget", type=int, default=20, help="evaluations (default 20)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per evaluation, the median counts (default 3)")
+    p.add_argument("--timeout-factor", type=float, default=1.5,
+                   help="a candidate is killed past this times the default's time (default 1.5)")
+    p.add_argument("--seed", type=int, default=0, help="of the search (default 0)")
+    p.add_argument("-o", "--output", default="tuned-recipes.json", help="the best recipes (default: tuned-recipes.json)")
+    p.add_argument("--csv", metavar="FILE", help="every evaluation, one row each")
+    p.add_argument("--plot", metavar="FILE", help="the best speedup over the evaluations (PNG)")
+    p.epilog = ("Starts from the rules' recipe (s2s opt --emit-recipes) and changes one knob of the best "
+                "recipe at a time; each candidate is built with s2s-cc --s2s-recipes, run, and its output "
+                "compared with the default build's, byte for byte (docs/recipes.md).")
+
+
+def _run_tune(ns: argparse.Namespace) -> int:
+    import csv
+    import shlex
+
+    from s2s.driver.tune import Program, autotune, parse_run, polybench_program
+
+    if ns.polybench:
+        program = polybench_program(ns.polybench, ns.dataset, ns.openmp)
+    elif ns.input and os.path.isfile(ns.input):
+        cflags = tuple(shlex.split(ns.cflags)) + (("-fopenmp",) if ns.openmp else ())
+        program = Program((ns.input,), cflags, run=parse_run(ns.run), time_from_output=ns.time_from_output)
+    else:
+        _error(f"s2s tune: error: {ns.input or 'a program'}: no such file (or give --polybench KERNEL)")
+        return 2
+
+    def progress(ev, best: float) -> None:
+        shown = f"{ev.seconds:.4f} s" if ev.seconds is not None else ev.status
+        print(f"s2s tune: [{ev.number}/{ns.budget}] {ev.change}: {shown}{' (kept)' if ev.kept else ''}; "
+              f"best {best:.2f}x", file=sys.stderr, flush=True)
+
+    result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress)
+    result.best.save(ns.output)
+    if ns.csv:
+        with open(ns.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["evaluation", "change", "status", "seconds", "speedup", "kept"])
+            for ev in result.evaluations:
+                w.writerow([ev.number, ev.change, ev.status, "" if ev.seconds is None else f"{ev.seconds:.6f}",
+                            "" if ev.seconds is None else f"{result.default_seconds / ev.seconds:.4f}", int(ev.kept)])
+    if ns.plot:
+        _plot_tuning(result, ns.plot)
+    print(f"default {result.default_seconds:.4f} s (spread {100 * result.noise:.1f}%), best {result.best_seconds:.4f} s: "
+          f"{result.speedup:.2f}x after {len(result.evaluations)} evaluations in {result.wall_seconds:.0f} s; "
+          f"recipes: {ns.output}")
+    return 0
+
+
+def _plot_tuning(result, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    best, ys = 1.0, []
+    for ev in result.evaluations:
+        if ev.kept and ev.seconds:
+            best = result.default_seconds / ev.seconds
+        ys.append(best)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.step(range(1, len(ys) + 1), ys, where="post")
+    ax.set_xlabel("evaluation")
+    ax.set_ylabel("best speedup over the default recipe")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def _run_demo(argv: list[str]) -> int:
     from s2s.demo import run_demo
 
@@ -423,6 +502,8 @@ COMMANDS: dict[str, Command] = {
     "profile": Command("run a program with its loop nests timed and counted: roofline per nest", _run_profile),
     "fuzz": Command("differential fuzzing: random loop programs, cc -O0 against s2s-cc, outputs compared",
                     _run_fuzz, _configure_fuzz),
+    "tune": Command("search recipes for a program by building, checking and timing them", _run_tune,
+                    _configure_tune),
 }
 
 

@@ -1,5 +1,6 @@
-"""Transfer tuning: the optimizer's decisions as recipes, kept in files (and later found by an
-autotuner, stored in a database and transferred to similar loop nests)."""
+"""Transfer tuning: the optimizer's decisions as recipes, kept in files, searched by an autotuner
+(s2s.driver.tune; later stored in a database and transferred to similar loop nests)."""
 from s2s.tuning.recipe import SCHEMA_VERSION, Provenance, RecipeBook, RecipeError, ScopRecipe, machine_fingerprint
 
 __all__ = ["SCHEMA_VERSION", "Provenance", "RecipeBook", "RecipeError", "ScopRecipe", "machine_fingerprint"]
+# (the autotuner builds and runs programs: s2s.driver.tune)

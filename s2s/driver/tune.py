@@ -1,0 +1,183 @@
+"""The autotuner (``s2s tune``): recipes searched by measuring them.
+
+It starts from the rules' recipe (``s2s opt --emit-recipes``), and in each evaluation changes one
+knob of the best recipe so far (``search.neighbour``: tile sizes, unroll-and-jam copies, fusion,
+the kernels' panel depth and rows), builds the program with ``s2s-cc --s2s-recipes``, runs it
+(killed past ``timeout_factor`` times the default's time), and compares its output with the
+default build's, byte for byte: a candidate that prints anything else is discarded and logged
+(s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
+it beats the best by ``min_gain`` and by more than the default's own spread between runs.
+
+A program's time is its wall time, or what it prints as its time (``time_from_output``: a
+PolyBench kernel built with ``-DPOLYBENCH_TIME``, whose arrays are then compared from the dump
+it writes to stderr).
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import shlex
+import statistics
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from s2s.tuning.recipe import Provenance, RecipeBook
+from s2s.tuning.search import neighbour
+
+
+@dataclass(frozen=True)
+class Program:
+    """How to build and run the program being tuned."""
+
+    sources: tuple[str, ...]               # the first is the one whose SCoPs are tuned
+    cflags: tuple[str, ...] = ("-O3", "-march=native")
+    libs: tuple[str, ...] = ("-lm",)
+    run: tuple[str, ...] = ()              # the command ({exe}: the binary); (): the binary alone
+    time_from_output: bool = False         # the program prints its own time (the last number on stdout)
+
+    @property
+    def openmp(self) -> bool:
+        return "-fopenmp" in self.cflags
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    number: int
+    change: str
+    status: str                      # "ok", "wrong output", "failed", "timeout", "refused"
+    seconds: float | None = None
+    kept: bool = False
+    detail: str = ""
+
+
+@dataclass
+class TuneResult:
+    default_seconds: float
+    noise: float                      # the default's spread between runs (max / min - 1)
+    best_seconds: float
+    best: RecipeBook
+    evaluations: list[Evaluation] = field(default_factory=list)
+    wall_seconds: float = 0.0
+
+    @property
+    def speedup(self) -> float:
+        return self.default_seconds / self.best_seconds
+
+
+def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor: float = 1.5,
+             min_gain: float = 0.05, seed: int = 0, workdir: Path | None = None,
+             progress: Callable[[Evaluation, float], None] | None = None) -> TuneResult:
+    """Search recipes for ``program``'s first source within ``budget`` evaluations."""
+    started = time.monotonic()
+    work = Path(workdir or tempfile.mkdtemp(prefix="s2s-tune-"))
+    work.mkdir(parents=True, exist_ok=True)
+    default = default_recipes(program)
+    reference, times = _measure(program, default, work / "default", repeat, timeout=None)
+    if isinstance(reference, str):
+        raise RuntimeError(f"the default build does not run: {reference}")
+    default_time = statistics.median(times)
+    noise = max(times) / min(times) - 1 if min(times) > 0 else 0.0
+    best, best_time = default, default_time
+    rng = random.Random(seed)
+    evaluations: list[Evaluation] = []
+    for n in range(1, budget + 1):
+        move = None
+        for _ in range(20):   # (a move that changes nothing is drawn again)
+            move = neighbour(best, rng)
+            if move is not None:
+                break
+        if move is None:
+            break
+        output, times = _measure(program, move.book, work / f"candidate{n}", repeat,
+                                 timeout=max(1.0, timeout_factor * default_time * repeat))
+        if isinstance(output, str):
+            ev = Evaluation(n, move.description, output.split(":")[0], detail=output)
+        elif output != reference:
+            ev = Evaluation(n, move.description, "wrong output")
+        else:
+            seconds = statistics.median(times)
+            kept = seconds < best_time * (1 - max(min_gain, noise))
+            ev = Evaluation(n, move.description, "ok", seconds, kept)
+            if kept:
+                best, best_time = move.book, seconds
+        evaluations.append(ev)
+        if progress:
+            progress(ev, default_time / best_time)
+    return TuneResult(default_time, noise, best_time, best, evaluations, time.monotonic() - started)
+
+
+def default_recipes(program: Program) -> RecipeBook:
+    """The rules' recipe for the program's first source."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    source = program.sources[0]
+    cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
+    result = optimize_c_file(source, cpp, PipelineOptions(mode="pluto", target="openmp" if program.openmp else "c"))
+    text = Path(source).read_text(errors="surrogateescape")
+    return RecipeBook(Provenance.here(text, "cc", list(program.cflags), "openmp" if program.openmp else "c"),
+                      list(result.recipes))
+
+
+def _measure(program: Program, book: RecipeBook, stem: Path, repeat: int,
+             timeout: float | None) -> tuple[str | tuple[str, str], list[float]]:
+    """(stdout and stderr of the program, its times), or (why it did not run, [])."""
+    recipes, exe = stem.with_suffix(".json"), stem.with_suffix(".exe")
+    book.save(recipes)
+    env = {**os.environ, "S2S_MODE": "pluto", "S2S_RECIPES": str(recipes),
+           "S2S_TARGET": "openmp" if program.openmp else "c"}
+    built = subprocess.run([_s2s_cc(), *program.cflags, "--s2s-report", *program.sources, "-o", str(exe),
+                            *program.libs], capture_output=True, text=True, env=env)
+    if built.returncode != 0:
+        return f"failed: build: {built.stderr.strip().splitlines()[-1:] or ''}", []
+    if "refused" in built.stderr or "compiled unchanged" in built.stderr:
+        why = next(ln for ln in built.stderr.splitlines() if "refused" in ln or "compiled unchanged" in ln)
+        return f"refused: {why[-200:]}", []
+    command = [a.replace("{exe}", str(exe)) for a in program.run] or [str(exe)]
+    outputs, times = None, []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        try:
+            ran = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return f"timeout: past {timeout:.1f} s", []
+        wall = time.perf_counter() - t0
+        if ran.returncode != 0:
+            return f"failed: exit status {ran.returncode}", []
+        stdout = ran.stdout
+        if program.time_from_output:
+            numbers = re.findall(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?", stdout)
+            if not numbers:
+                return "failed: no time printed", []
+            wall = float(numbers[-1])
+            stdout = stdout[:stdout.rfind(numbers[-1])]
+        times.append(wall)
+        outputs = outputs or (stdout, ran.stderr)
+    return outputs, times
+
+
+def _s2s_cc() -> str:
+    from s2s.fuzz.runner import s2s_cc_path
+
+    return s2s_cc_path()
+
+
+def polybench_program(kernel: str, dataset: str, openmp: bool = False) -> Program:
+    """A PolyBench kernel of our suite, timed by itself (``-DPOLYBENCH_TIME``) and its arrays
+    dumped at full precision for the comparison."""
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+
+    source = kernel_source(KERNELS[kernel])
+    utilities = SUITE_ROOT / "utilities"
+    cflags = ("-O3", "-march=native", *(["-fopenmp"] if openmp else []), f"-I{utilities}", f"-I{source.parent}",
+              f"-D{dataset}_DATASET", "-DPOLYBENCH_TIME", "-DPOLYBENCH_DUMP_ARRAYS",
+              "-DPOLYBENCH_DUMP_FULL_PRECISION")
+    return Program((str(source), str(utilities / "polybench.c")), cflags, time_from_output=True)
+
+
+def parse_run(text: str | None) -> tuple[str, ...]:
+    return tuple(shlex.split(text)) if text else ()

@@ -1,0 +1,89 @@
+"""Neighbours of a recipe: one knob of one SCoP's steps changed, the moves of the autotuner's
+local search (``s2s.driver.tune``). Every move yields steps that replay checks like any other: a move
+that does not fit the SCoP is refused there, never followed into wrong code."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from s2s.ir.library import Blocking
+from s2s.transforms.decisions import Step
+from s2s.tuning.recipe import RecipeBook, ScopRecipe
+
+JAM_FACTORS = (0, 2, 4, 8)
+TILE_MIN, TILE_MAX = 4, 1024
+DEPTH_MIN, DEPTH_MAX = 32, 1024
+FUSIONS = ("smart", "max", "no")
+
+
+@dataclass(frozen=True)
+class Move:
+    scop: str
+    description: str
+    book: RecipeBook
+
+
+def tunable(book: RecipeBook) -> list[ScopRecipe]:
+    """The SCoPs whose recipes have something to change (not kept as written)."""
+    return [r for r in book.recipes if r.steps and r.steps[0].kind != "keep-original"]
+
+
+def neighbour(book: RecipeBook, rng: random.Random) -> Move | None:
+    """``book`` with one knob of one tunable SCoP changed (None: nothing to change)."""
+    candidates = tunable(book)
+    if not candidates:
+        return None
+    recipe = rng.choice(candidates)
+    moves = [(k, kind) for k, s in enumerate(recipe.steps) for kind in _kinds(s)]
+    if not moves:
+        return None
+    k, kind = rng.choice(moves)
+    step = recipe.steps[k]
+    changed, what = _changed(step, kind, rng)
+    if changed == step:
+        return None
+    steps = recipe.steps[:k] + (changed,) + recipe.steps[k + 1:]
+    recipes = [ScopRecipe(r.scop, r.function, r.line, steps) if r is recipe else r for r in book.recipes]
+    return Move(recipe.scop, f"{recipe.function}: {what}", RecipeBook(book.provenance, recipes))
+
+
+def _kinds(step: Step) -> list[str]:
+    values = step.values
+    if step.kind == "tile":
+        return ["tile"]
+    if step.kind == "unroll-and-jam":
+        return ["jam"]
+    if step.kind == "fuse":
+        return ["fuse"]
+    if step.kind == "matmul-kernel" and values.get("blocking"):
+        return ["depth", "panel"]
+    return []
+
+
+def _changed(step: Step, kind: str, rng: random.Random) -> tuple[Step, str]:
+    values = step.values
+    if kind == "fuse":
+        policy = rng.choice([f for f in FUSIONS if f != values.get("policy")])
+        return Step.of("fuse", step.target, policy=policy), f"fuse {policy}"
+    if kind == "jam":
+        factor = rng.choice([f for f in JAM_FACTORS if f != values.get("factor")])
+        return Step.of("unroll-and-jam", step.target, factor=factor), f"{step.target} unroll-and-jam {factor}"
+    if kind == "tile":
+        sizes = list(values.get("sizes") or [])
+        if not sizes:   # (untiled: the number of loops is unknown here; replay refuses a wrong count)
+            sizes = [32] * rng.choice((2, 3))
+        else:
+            j = rng.randrange(len(sizes))
+            sizes[j] = min(TILE_MAX, max(TILE_MIN, sizes[j] * 2 if rng.random() < 0.5 else sizes[j] // 2))
+        return Step.of("tile", step.target, sizes=sizes), f"{step.target} tiles {'x'.join(map(str, sizes))}"
+    blocking = dict(values["blocking"])
+    name = rng.choice(sorted(blocking))
+    b = Blocking.parse(blocking[name])
+    if kind == "depth":
+        depth = min(DEPTH_MAX, max(DEPTH_MIN, b.depth * 2 if rng.random() < 0.5 else b.depth // 2))
+        b = Blocking(b.rows, b.vectors, b.lanes, depth // 16 * 16 or 16, b.panel_rows, b.panel_columns)
+    else:
+        rows = b.panel_rows * 2 if rng.random() < 0.5 else max(b.rows, b.panel_rows // 2 // b.rows * b.rows)
+        b = Blocking(b.rows, b.vectors, b.lanes, b.depth, rows, b.panel_columns)
+    blocking[name] = b.text
+    return Step.of("matmul-kernel", step.target, **{**values, "blocking": blocking}), f"{name} blocking {b.text}"
