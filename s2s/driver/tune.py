@@ -3,7 +3,7 @@
 It starts from the rules' recipe (``s2s opt --emit-recipes``), and in each evaluation changes one
 knob of the best recipe so far (``search.neighbour``: tile sizes, unroll-and-jam copies, fusion,
 the kernels' panel depth and rows), builds the program with ``s2s-cc --s2s-recipes``, runs it
-(killed past ``timeout_factor`` times the default's time), and compares its output with the
+(killed past ``timeout_factor`` times the default's longest run), and compares its output with the
 default build's, byte for byte: a candidate that prints anything else is discarded and logged
 (s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
 it beats the best by ``min_gain`` and by more than the default's own spread between runs.
@@ -77,24 +77,26 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-tune-"))
     work.mkdir(parents=True, exist_ok=True)
     default = default_recipes(program)
-    reference, times = _measure(program, default, work / "default", repeat, timeout=None)
+    reference, times, walls = _measure(program, default, work / "default", repeat, timeout=None)
     if isinstance(reference, str):
         raise RuntimeError(f"the default build does not run: {reference}")
-    default_time = statistics.median(times)
+    default_time, timeout = statistics.median(times), max(1.0, timeout_factor * max(walls))
     noise = max(times) / min(times) - 1 if min(times) > 0 else 0.0
     best, best_time = default, default_time
     rng = random.Random(seed)
     evaluations: list[Evaluation] = []
+    seen = {_key(default)}
     for n in range(1, budget + 1):
         move = None
-        for _ in range(20):   # (a move that changes nothing is drawn again)
+        for _ in range(50):   # (a move that changes nothing, or to a recipe tried before, is drawn again)
             move = neighbour(best, rng)
-            if move is not None:
+            if move is not None and _key(move.book) not in seen:
                 break
+            move = None
         if move is None:
             break
-        output, times = _measure(program, move.book, work / f"candidate{n}", repeat,
-                                 timeout=max(1.0, timeout_factor * default_time * repeat))
+        seen.add(_key(move.book))
+        output, times, _ = _measure(program, move.book, work / f"candidate{n}", repeat, timeout)
         if isinstance(output, str):
             ev = Evaluation(n, move.description, output.split(":")[0], detail=output)
         elif output != reference:
@@ -103,8 +105,8 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
             seconds = statistics.median(times)
             kept = seconds < best_time * (1 - max(min_gain, noise))
             ev = Evaluation(n, move.description, "ok", seconds, kept)
-            if kept:
-                best, best_time = move.book, seconds
+            if kept:   # (with the steps that replaying it took: a new schedule's bands)
+                best, best_time = _as_taken(program, work / f"candidate{n}.json", move.book), seconds
         evaluations.append(ev)
         if progress:
             progress(ev, default_time / best_time)
@@ -123,9 +125,23 @@ def default_recipes(program: Program) -> RecipeBook:
                       list(result.recipes))
 
 
+def _key(book: RecipeBook) -> str:
+    return "\n".join(f"{r.scop} {[(s.kind, s.target, s.params) for s in r.steps]}" for r in book.recipes)
+
+
+def _as_taken(program: Program, recipes: Path, book: RecipeBook) -> RecipeBook:
+    """``book`` as the optimizer replays it: each SCoP's steps as it took them."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
+    result = optimize_c_file(program.sources[0], cpp, PipelineOptions(
+        mode="pluto", target="openmp" if program.openmp else "c", recipes=str(recipes)))
+    return RecipeBook(book.provenance, list(result.recipes))
+
+
 def _measure(program: Program, book: RecipeBook, stem: Path, repeat: int,
-             timeout: float | None) -> tuple[str | tuple[str, str], list[float]]:
-    """(stdout and stderr of the program, its times), or (why it did not run, [])."""
+             timeout: float | None) -> tuple[str | tuple[str, str], list[float], list[float]]:
+    """(stdout and stderr of the program, its times, its wall times), or (why it did not run, [], [])."""
     recipes, exe = stem.with_suffix(".json"), stem.with_suffix(".exe")
     book.save(recipes)
     env = {**os.environ, "S2S_MODE": "pluto", "S2S_RECIPES": str(recipes),
@@ -133,31 +149,32 @@ def _measure(program: Program, book: RecipeBook, stem: Path, repeat: int,
     built = subprocess.run([_s2s_cc(), *program.cflags, "--s2s-report", *program.sources, "-o", str(exe),
                             *program.libs], capture_output=True, text=True, env=env)
     if built.returncode != 0:
-        return f"failed: build: {built.stderr.strip().splitlines()[-1:] or ''}", []
+        return f"failed: build: {built.stderr.strip().splitlines()[-1:] or ''}", [], []
     if "refused" in built.stderr or "compiled unchanged" in built.stderr:
         why = next(ln for ln in built.stderr.splitlines() if "refused" in ln or "compiled unchanged" in ln)
-        return f"refused: {why[-200:]}", []
+        return f"refused: {why[-200:]}", [], []
     command = [a.replace("{exe}", str(exe)) for a in program.run] or [str(exe)]
-    outputs, times = None, []
+    outputs, times, walls = None, [], []
     for _ in range(repeat):
         t0 = time.perf_counter()
         try:
             ran = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return f"timeout: past {timeout:.1f} s", []
+            return f"timeout: past {timeout:.1f} s", [], []
         wall = time.perf_counter() - t0
+        walls.append(wall)
         if ran.returncode != 0:
-            return f"failed: exit status {ran.returncode}", []
+            return f"failed: exit status {ran.returncode}", [], []
         stdout = ran.stdout
         if program.time_from_output:
             numbers = re.findall(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?", stdout)
             if not numbers:
-                return "failed: no time printed", []
+                return "failed: no time printed", [], []
             wall = float(numbers[-1])
             stdout = stdout[:stdout.rfind(numbers[-1])]
         times.append(wall)
         outputs = outputs or (stdout, ran.stderr)
-    return outputs, times
+    return outputs, times, walls
 
 
 def _s2s_cc() -> str:

@@ -28,6 +28,8 @@ Kinds, with their parameters:
                     (recorded)
 ``sequential``      ``steps``: those of the code for where no region runs in parallel, under
                     OpenMP (a wavefront's alternative; the code where threads do not pay)
+``profitability``   ``enabled``: false: a legal schedule replaces the user's loops even where
+                    the rules expect no gain (the tuner's way past a ``keep-original``)
 ==================  =========================================================================
 """
 from __future__ import annotations
@@ -44,7 +46,7 @@ from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
 STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "unroll-and-jam", "wavefront", "parallelize",
-              "matmul-kernel", "outer-jam", "triangle-jam", "sequential")
+              "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability")
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class Replay:
     fusion: str | None = None
     parallel: bool | None = None       # False: the sequential code
     kernels: bool | None = None        # False: no register-blocked kernels
+    profitability: bool | None = None  # False: every legal schedule, gain or not
     kernel_blockings: tuple[tuple[int, Blocking], ...] = ()   # (statement index, its kernel's blocking)
     band_plans: tuple[tuple[BandKey, BandPlan], ...] = ()
     sequential_plans: tuple[tuple[BandKey, BandPlan], ...] = ()   # of the code where no region runs in parallel
@@ -145,6 +148,11 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
                 replay = dataclasses.replace(replay, fusion=values["policy"])
             else:
                 why = f"unknown fusion policy {values.get('policy')!r}"
+        elif step.kind == "profitability":
+            if isinstance(values.get("enabled"), bool):
+                replay = dataclasses.replace(replay, profitability=values["enabled"])
+            else:
+                why = "'enabled' must be true or false"
         elif step.kind in ("parallelize", "matmul-kernel"):
             enabled = values.get("enabled")
             if not isinstance(enabled, bool):

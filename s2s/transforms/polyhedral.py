@@ -124,6 +124,8 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     else:
         steps = (Step.of("fuse", "scop", policy=options.fusion),
                  Step.of("parallelize", "scop", enabled=options.parallel))
+        if not options.profitability:
+            steps = (Step.of("profitability", "scop", enabled=False),) + steps
         if options.matmul is None:
             steps += (Step.of("matmul-kernel", "scop", enabled=False),)
         steps += choice.steps
@@ -143,6 +145,7 @@ def _replayed(options: OptimizeOptions) -> tuple[OptimizeOptions, tuple[Refusal,
     options = dataclasses.replace(
         options, fusion=replay.fusion or options.fusion, parallel=options.parallel and replay.parallel is not False,
         matmul=None if replay.kernels is False else options.matmul,
+        profitability=options.profitability if replay.profitability is None else replay.profitability,
         band_plans=replay.band_plans, sequential_plans=replay.sequential_plans,
         kernel_blockings=replay.kernel_blockings)
     return options, replay.refused, replay.keep
