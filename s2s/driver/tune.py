@@ -115,14 +115,19 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
 
 def default_recipes(program: Program) -> RecipeBook:
     """The rules' recipe for the program's first source."""
+    text = Path(program.sources[0]).read_text(errors="surrogateescape")
+    target = "openmp" if program.openmp else "c"
+    return RecipeBook(Provenance.here(text, "cc", list(program.cflags), target), _steps_taken(program))
+
+
+def _steps_taken(program: Program, recipes: Path | None = None) -> list:
+    """Per SCoP of the first source the steps the optimizer takes (replaying ``recipes``)."""
     from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 
-    source = program.sources[0]
     cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
-    result = optimize_c_file(source, cpp, PipelineOptions(mode="pluto", target="openmp" if program.openmp else "c"))
-    text = Path(source).read_text(errors="surrogateescape")
-    return RecipeBook(Provenance.here(text, "cc", list(program.cflags), "openmp" if program.openmp else "c"),
-                      list(result.recipes))
+    options = PipelineOptions(mode="pluto", target="openmp" if program.openmp else "c",
+                              recipes=str(recipes) if recipes else None)
+    return list(optimize_c_file(program.sources[0], cpp, options).recipes)
 
 
 def _key(book: RecipeBook) -> str:
@@ -131,12 +136,7 @@ def _key(book: RecipeBook) -> str:
 
 def _as_taken(program: Program, recipes: Path, book: RecipeBook) -> RecipeBook:
     """``book`` as the optimizer replays it: each SCoP's steps as it took them."""
-    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
-
-    cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
-    result = optimize_c_file(program.sources[0], cpp, PipelineOptions(
-        mode="pluto", target="openmp" if program.openmp else "c", recipes=str(recipes)))
-    return RecipeBook(book.provenance, list(result.recipes))
+    return RecipeBook(book.provenance, _steps_taken(program, recipes))
 
 
 def _measure(program: Program, book: RecipeBook, stem: Path, repeat: int,
