@@ -409,6 +409,8 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
 def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", nargs="?", help="the C program (one file), unless --polybench")
     p.add_argument("--polybench", metavar="KERNEL", help="a kernel of our PolyBench suite, timed by itself")
+    p.add_argument("--kernel", metavar="FUNCTION", action="append", default=[],
+                   help="tune only this function's loop nests (repeatable; default: all)")
     p.add_argument("--dataset", default="MEDIUM", type=str.upper, help="with --polybench (default MEDIUM)")
     p.add_argument("--openmp", action="store_true", help="tune the OpenMP target (-fopenmp)")
     p.add_argument("--cflags", default="-O3 -march=native", help="compiler flags (default: -O3 -march=native)")
@@ -430,15 +432,19 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
 
 def _run_tune(ns: argparse.Namespace) -> int:
     import csv
+    import dataclasses
     import shlex
 
     from s2s.driver.tune import Program, autotune, parse_run, polybench_program
 
     if ns.polybench:
         program = polybench_program(ns.polybench, ns.dataset, ns.openmp)
+        if ns.kernel:
+            program = dataclasses.replace(program, functions=tuple(ns.kernel))
     elif ns.input and os.path.isfile(ns.input):
         cflags = tuple(shlex.split(ns.cflags)) + (("-fopenmp",) if ns.openmp else ())
-        program = Program((ns.input,), cflags, run=parse_run(ns.run), time_from_output=ns.time_from_output)
+        program = Program((ns.input,), cflags, run=parse_run(ns.run), time_from_output=ns.time_from_output,
+                          functions=tuple(ns.kernel))
     else:
         _error(f"s2s tune: error: {ns.input or 'a program'}: no such file (or give --polybench KERNEL)")
         return 2

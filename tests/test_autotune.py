@@ -65,6 +65,8 @@ def test_moves_change_one_knob_of_a_tunable_scop(program):
     book = default_recipes(program)
     scops = {r.scop: r for r in tunable(book)}
     assert sorted(set(r.function for r in scops.values())) == ["main", "step"]
+    assert [r.function for r in tunable(book, ("step",))] == ["step"]
+    assert all(neighbour(book, random.Random(k), ("step",)).scop == scops_of(book, "step") for k in range(5))
     rng = random.Random(1)
     for _ in range(12):
         move = neighbour(book, rng)
@@ -100,12 +102,16 @@ def test_a_candidate_with_another_output_is_discarded(program, tmp_path, monkeyp
     book = default_recipes(program)
     step = tunable(book)[0]
     band = next(s.target for s in step.steps if s.kind == "unroll-and-jam")
-    monkeypatch.setattr(tuner, "neighbour", lambda best, rng: _jam_eight(best, band))
+    monkeypatch.setattr(tuner, "neighbour", lambda best, rng, functions=(): _jam_eight(best, band))
     result = autotune(program, budget=2, repeat=1, workdir=tmp_path / "work")
     # (one evaluation: the only move there is gives a recipe tried before the second time)
     assert [ev.status for ev in result.evaluations] == ["wrong output"]
     assert not any(ev.kept for ev in result.evaluations)
     assert json.loads(result.best.to_json())["recipes"] == json.loads(book.to_json())["recipes"]
+
+
+def scops_of(book: RecipeBook, function: str) -> str:
+    return next(r.scop for r in book.recipes if r.function == function)
 
 
 def _jam_eight(book: RecipeBook, band: str):

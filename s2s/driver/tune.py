@@ -1,8 +1,9 @@
 """The autotuner (``s2s tune``): recipes searched by measuring them.
 
 It starts from the rules' recipe (``s2s opt --emit-recipes``), and in each evaluation changes one
-knob of the best recipe so far (``search.neighbour``: tile sizes, unroll-and-jam copies, fusion,
-the kernels' panel depth and rows), builds the program with ``s2s-cc --s2s-recipes``, runs it
+knob of the best recipe so far, or now and then of one of the fastest right candidates not kept
+(``search.neighbour``: tile sizes, unroll-and-jam copies, fusion, the kernels' panel depth and
+rows, the rules' gain checks), builds the program with ``s2s-cc --s2s-recipes``, runs it
 (killed past ``timeout_factor`` times the default's longest run), and compares its output with the
 default build's, byte for byte: a candidate that prints anything else is discarded and logged
 (s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
@@ -30,6 +31,10 @@ from s2s.tuning.recipe import Provenance, RecipeBook
 from s2s.tuning.search import neighbour
 
 
+RUNNERS_UP = 3    # the right candidates, not kept, that the search may start a move from
+EXPLORE = 0.3     # how often it does
+
+
 @dataclass(frozen=True)
 class Program:
     """How to build and run the program being tuned."""
@@ -39,6 +44,7 @@ class Program:
     libs: tuple[str, ...] = ("-lm",)
     run: tuple[str, ...] = ()              # the command ({exe}: the binary); (): the binary alone
     time_from_output: bool = False         # the program prints its own time (the last number on stdout)
+    functions: tuple[str, ...] = ()        # the functions whose SCoPs are tuned (): all
 
     @property
     def openmp(self) -> bool:
@@ -86,10 +92,15 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
     rng = random.Random(seed)
     evaluations: list[Evaluation] = []
     seen = {_key(default)}
+    runners_up: list[tuple[float, RecipeBook]] = []   # right candidates not kept, fastest first
     for n in range(1, budget + 1):
         move = None
         for _ in range(50):   # (a move that changes nothing, or to a recipe tried before, is drawn again)
-            move = neighbour(best, rng)
+            # (mostly around the best; now and then around a runner-up: a schedule the rules
+            # rejected may need other tiles before it pays)
+            parent = runners_up[rng.randrange(min(RUNNERS_UP, len(runners_up)))][1] if (
+                runners_up and rng.random() < EXPLORE) else best
+            move = neighbour(parent, rng, program.functions)
             if move is not None and _key(move.book) not in seen:
                 break
             move = None
@@ -105,8 +116,13 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
             seconds = statistics.median(times)
             kept = seconds < best_time * (1 - max(min_gain, noise))
             ev = Evaluation(n, move.description, "ok", seconds, kept)
-            if kept:   # (with the steps that replaying it took: a new schedule's bands)
-                best, best_time = _as_taken(program, work / f"candidate{n}.json", move.book), seconds
+            taken = _as_taken(program, work / f"candidate{n}.json", move.book)   # (a new schedule's bands)
+            if kept:
+                runners_up.append((best_time, best))
+                best, best_time = taken, seconds
+            else:
+                runners_up.append((seconds, taken))
+            runners_up.sort(key=lambda pair: pair[0])
         evaluations.append(ev)
         if progress:
             progress(ev, default_time / best_time)
@@ -193,7 +209,8 @@ def polybench_program(kernel: str, dataset: str, openmp: bool = False) -> Progra
     cflags = ("-O3", "-march=native", *(["-fopenmp"] if openmp else []), f"-I{utilities}", f"-I{source.parent}",
               f"-D{dataset}_DATASET", "-DPOLYBENCH_TIME", "-DPOLYBENCH_DUMP_ARRAYS",
               "-DPOLYBENCH_DUMP_FULL_PRECISION")
-    return Program((str(source), str(utilities / "polybench.c")), cflags, time_from_output=True)
+    return Program((str(source), str(utilities / "polybench.c")), cflags, time_from_output=True,
+                   functions=(f"kernel_{kernel.replace('-', '_')}",))
 
 
 def parse_run(text: str | None) -> tuple[str, ...]:

@@ -23,16 +23,16 @@ class Move:
     book: RecipeBook
 
 
-def tunable(book: RecipeBook) -> list[ScopRecipe]:
-    """The SCoPs whose recipes have something to change: all but those kept as written even
-    where the rules' gain checks are off."""
-    return [r for r in book.recipes if r.steps and not (
+def tunable(book: RecipeBook, functions: tuple[str, ...] = ()) -> list[ScopRecipe]:
+    """The SCoPs (of ``functions``, or of all) whose recipes have something to change: all but
+    those kept as written even where the rules' gain checks are off."""
+    return [r for r in book.recipes if r.steps and (not functions or r.function in functions) and not (
         r.steps[0].kind == "keep-original" and any(s.kind == "profitability" for s in r.steps))]
 
 
-def neighbour(book: RecipeBook, rng: random.Random) -> Move | None:
-    """``book`` with one knob of one tunable SCoP changed (None: nothing to change)."""
-    candidates = tunable(book)
+def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] = ()) -> Move | None:
+    """``book`` with one knob of one tunable SCoP (of ``functions``) changed (None: nothing to change)."""
+    candidates = tunable(book, functions)
     if not candidates:
         return None
     recipe = rng.choice(candidates)
