@@ -459,10 +459,11 @@ def _run_tune(ns: argparse.Namespace) -> int:
     if ns.csv:
         with open(ns.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["evaluation", "change", "status", "seconds", "speedup", "kept"])
+            w.writerow(["evaluation", "change", "status", "seconds", "speedup", "kept", "detail"])
             for ev in result.evaluations:
                 w.writerow([ev.number, ev.change, ev.status, "" if ev.seconds is None else f"{ev.seconds:.6f}",
-                            "" if ev.seconds is None else f"{result.default_seconds / ev.seconds:.4f}", int(ev.kept)])
+                            "" if ev.seconds is None else f"{result.default_seconds / ev.seconds:.4f}", int(ev.kept),
+                            ev.detail])
     if ns.plot:
         _plot_tuning(result, ns.plot)
     print(f"default {result.default_seconds:.4f} s (spread {100 * result.noise:.1f}%), best {result.best_seconds:.4f} s: "
