@@ -141,7 +141,7 @@ def test_steps_that_do_not_apply_are_refused_with_a_reason(program, tmp_path):
     assert "fuse(scop: policy=sometimes) refused: unknown fusion policy 'sometimes'" in line, line
     assert "tile(band7:S0,S1: sizes=4x4) refused: no such band in this schedule" in line, line
     assert "refused: 'factor' must be an integer from 0 to 16" in line, line
-    assert "do not fit a band of" in line, line
+    assert "tile sizes 16x16x16x16 refused: they do not fit a band of" in line, line
     ref, out = outputs_of_both_builds(program, result.source, openmp=False)
     assert out == ref
 

@@ -274,8 +274,8 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
     if plan.tile and len(plan.tile) != n:
-        report.notes.append(f"the recipe's tile sizes {'x'.join(map(str, plan.tile))} do not fit a band of "
-                            f"{n} loops: not used")
+        report.notes.append(f"the recipe's tile sizes {'x'.join(map(str, plan.tile))} refused: they do not fit "
+                            f"a band of {n} loops")
         plan = dataclasses.replace(plan, tile=None)
     if plan.jam is not None:
         options = dataclasses.replace(options, unroll_jam=plan.jam, recurrence_jam=plan.jam)

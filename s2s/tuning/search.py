@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from s2s.ir.library import Blocking
-from s2s.transforms.decisions import Step
+from s2s.transforms.decisions import Step, parse_band_target
 from s2s.tuning.recipe import RecipeBook, ScopRecipe
 
 JAM_FACTORS = (0, 2, 4, 8)
@@ -47,7 +47,7 @@ def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] =
         return None
     k, kind = rng.choice(moves)
     step = recipe.steps[k]
-    changed, what = _changed(step, kind, rng)
+    changed, what = _changed(step, kind, rng, _members(recipe, step.target))
     if changed == step:
         return None
     steps = recipe.steps[:k] + (changed,) + recipe.steps[k + 1:]
@@ -68,7 +68,19 @@ def _kinds(step: Step) -> list[str]:
     return []
 
 
-def _changed(step: Step, kind: str, rng: random.Random) -> tuple[Step, str]:
+def _members(recipe: ScopRecipe, target: str) -> int:
+    """How many loops band ``target`` has, from the recipe's schedule rows (2 where unknown)."""
+    band = parse_band_target(target)
+    schedule = next((s for s in recipe.steps if s.kind == "schedule"), None)
+    if band is None or schedule is None:
+        return 2
+    rows = schedule.values.get("rows", [])
+    count = sum(1 for r in rows if r.get("kind") == "hyperplane" and r.get("band") == band[0] and any(
+        any(r.get(f"S{k}", [0])[:-1]) for k in band[1]))
+    return count or 2
+
+
+def _changed(step: Step, kind: str, rng: random.Random, members: int) -> tuple[Step, str]:
     values = step.values
     if kind == "fuse":
         policy = rng.choice([f for f in FUSIONS if f != values.get("policy")])
@@ -78,8 +90,8 @@ def _changed(step: Step, kind: str, rng: random.Random) -> tuple[Step, str]:
         return Step.of("unroll-and-jam", step.target, factor=factor), f"{step.target} unroll-and-jam {factor}"
     if kind == "tile":
         sizes = list(values.get("sizes") or [])
-        if not sizes:   # (untiled: the number of loops is unknown here; replay refuses a wrong count)
-            sizes = [32] * rng.choice((2, 3))
+        if not sizes:
+            sizes = [32] * members
         else:
             j = rng.randrange(len(sizes))
             sizes[j] = min(TILE_MAX, max(TILE_MIN, sizes[j] * 2 if rng.random() < 0.5 else sizes[j] // 2))
