@@ -87,7 +87,8 @@ def _run_opt(ns: argparse.Namespace) -> int:
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
                               emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on",
-                              profitability=ns.profitability == "on", recipes=ns.recipes)
+                              profitability=ns.profitability == "on", recipes=ns.recipes,
+                              record_recipes=bool(ns.emit_recipes))
     if (ns.emit_recipes or ns.recipes) and ns.mode != "pluto":
         _error(f"{ns.input}: error: recipes are the optimizer's (--mode pluto), not --mode {ns.mode}'s")
         return 1

@@ -83,10 +83,9 @@ def test_candidates_are_checked_and_the_best_recipes_written(program, tmp_path):
     result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work")
     assert len(result.evaluations) == 4
     assert all(ev.status in ("ok", "refused") for ev in result.evaluations), result.evaluations
-    assert result.best_seconds <= result.default_seconds
     saved = tmp_path / "best.json"
     result.best.save(saved)
-    assert RecipeBook.load(saved).recipes[0].function in ("step", "main")
+    assert [r.function for r in RecipeBook.load(saved).recipes] == ["step", "main", "main"]
 
 
 def test_a_candidate_with_another_output_is_discarded(program, tmp_path, monkeypatch):

@@ -198,7 +198,7 @@ def test_polybench_recipes_replay_to_the_same_code(tmp_path, kernel, target):
 
     source = kernel_source(KERNELS[kernel])
     args = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{source.parent}", "-DLARGE_DATASET"]
-    options = PipelineOptions(mode="pluto", target=target)
+    options = PipelineOptions(mode="pluto", target=target, record_recipes=True)
     first = optimize_c_file(str(source), args, options)
     saved = tmp_path / "r.json"
     RecipeBook(recipes=list(first.recipes)).save(saved)

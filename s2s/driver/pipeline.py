@@ -38,6 +38,7 @@ class PipelineOptions:
     kernels: bool = True   # matrix-multiply statements as register-blocked library nodes
     profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
     recipes: str | None = None   # a recipe file (s2s.tuning) whose steps replace the rules' decisions
+    record_recipes: bool = False  # each SCoP's steps in PipelineResult.recipes (also with report or recipes)
 
 
 @dataclass
@@ -86,14 +87,16 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
                                 options.profitability)
         book = RecipeBook.load(options.recipes) if options.recipes else None
+    recording = opts is not None and (options.record_recipes or options.report or book is not None)
     for sdfg in unit.functions:
         if options.mode in ("isl", "pluto"):
-            new, outcomes = regenerate_scops(sdfg, text, _chooser(opts, book, sdfg.name) if opts else None)
+            new, outcomes = regenerate_scops(sdfg, text, _chooser(opts, book, sdfg.name) if opts else None,
+                                             ids=recording)
             for o in outcomes:
                 verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
                 full_report.append(report[-1])
-                if opts is not None:
+                if recording:
                     recipes.append(ScopRecipe(o.scop_id, sdfg.name, o.line, o.steps))
                     full_report.append(f"{path_text}:{o.line}: {sdfg.name}: recipe {o.scop_id}: {describe(o.steps)}")
             original = {id(n) for n in sdfg.body.children}

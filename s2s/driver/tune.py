@@ -142,7 +142,7 @@ def _steps_taken(program: Program, recipes: Path | None = None) -> list:
 
     cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
     options = PipelineOptions(mode="pluto", target="openmp" if program.openmp else "c",
-                              recipes=str(recipes) if recipes else None)
+                              recipes=str(recipes) if recipes else None, record_recipes=True)
     return list(optimize_c_file(program.sources[0], cpp, options).recipes)
 
 

@@ -67,10 +67,6 @@ class BandDecision:
     lag: int = 0                     # iterations each copy runs behind the one before
     wavefront: bool = False
 
-    @property
-    def key(self) -> tuple[int, frozenset[int]]:
-        return self.band, frozenset(self.statements)
-
 
 @dataclass(frozen=True)
 class TreeOptions:
@@ -91,7 +87,7 @@ class TreeOptions:
                                                  # each alone at the top of the schedule (matmul.py)
     streaming_bands: frozenset[int] = frozenset()  # bands left untiled: no cache line used again across
                                                  # their outer loops (band_reuse.py)
-    band_plans: tuple[tuple[tuple[int, frozenset[int]], BandPlan], ...] = ()  # (BandDecision.key, plan):
+    band_plans: tuple[tuple[tuple[int, frozenset[int]], BandPlan], ...] = ()  # ((band, statements), plan):
                                                  # a recipe's decisions for some bands
     jams: JamRows = ()                           # rows, each a band of its own, that may be unrolled by
                                                  # ``unroll_jam`` and jammed over the loops inside them,

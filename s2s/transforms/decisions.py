@@ -114,7 +114,7 @@ def describe(steps: tuple[Step, ...]) -> str:
     return "; ".join(map(str, steps))
 
 
-BandKey = tuple[int, frozenset[int]]   # (band, statements): tree.BandDecision.key
+BandKey = tuple[int, frozenset[int]]   # (band, statements by index): a band as TreeOptions.band_plans names it
 BAND_KINDS = ("tile", "unroll-and-jam", "wavefront")
 RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
 

@@ -58,7 +58,8 @@ def numbered_scop_ids(function: str, scops: list[Scop]) -> list[str]:
     return out
 
 
-def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None) -> tuple[SDFG, list[ScopOutcome]]:
+def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None,
+                     ids: bool = False) -> tuple[SDFG, list[ScopOutcome]]:
     """``sdfg`` with every SCoP rebuilt by isl code generation from ``choose(scop)`` (without a
     chooser: the original schedule; a chooser that returns None leaves the SCoP as written). ``source`` is the file's text: a SCoP made of several top-level statements
     is only replaced when nothing but blanks and comments separates them."""
@@ -66,7 +67,9 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
     body = sdfg.body
     containers = list(sdfg.containers)
     scops = find_scops(sdfg)
-    for scop, ident in zip(scops, numbered_scop_ids(sdfg.name, scops)):
+    # (the ids print every domain and access: 0.1 s for adi's 27 statements, which a build
+    # without recipes or a report does not pay)
+    for scop, ident in zip(scops, numbered_scop_ids(sdfg.name, scops) if ids else [""] * len(scops)):
         first = scop.nodes[0]
         pragma = _pragma_before(scop)
         if pragma:
