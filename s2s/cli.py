@@ -6,6 +6,7 @@
     s2s machine [--refresh] [--quick] [--json]
     s2s profile file.c [-D.. -I..] [--optimized [--mode M]] [--json F] [--csv F] [--plot F] [-- program args]
     s2s fuzz --count N --seed S [--target c|openmp] [--keep DIR] [--jobs J]
+    s2s recipes list|show ID|export [-o F]|import F..|prune [--older-than D] [--other-machines] ... [--db PATH]
     s2s --version
 """
 from __future__ import annotations
@@ -493,6 +494,166 @@ def _plot_tuning(result, path: str) -> None:
     plt.close(fig)
 
 
+# ---- s2s recipes -----------------------------------------------------------------------------------
+def _configure_recipes(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, help: str) -> argparse.ArgumentParser:
+        q = sub.add_parser(name, help=help, description=help, allow_abbrev=False)
+        q.add_argument("--db", metavar="PATH", default=None,
+                       help="the database (default: $S2S_RECIPE_DB, else recipes.sqlite in the cache directory)")
+        return q
+
+    q = action("list", "one line per tuned loop nest")
+    q.add_argument("--machine", choices=("this", "any"), default="any", help="this machine's rows only (default: any)")
+    q.add_argument("--target", choices=("c", "openmp"), help="this target's rows only")
+    q.add_argument("--program", metavar="P", help="this program's rows only")
+    q.add_argument("--json", action="store_true", help="JSON Lines, as export writes them")
+    q = action("show", "every field of one row, its recipes step by step")
+    q.add_argument("id", type=int, help="the row's id (s2s recipes list)")
+    q = action("export", "every row as JSON Lines")
+    q.add_argument("-o", "--output", default="-", help="where to write them (default: stdout)")
+    q = action("import", "merge exported rows: a row of a known key replaces it only if updated later")
+    q.add_argument("files", nargs="+", metavar="FILE", help="JSON Lines files (-: stdin); a bad line refuses its file")
+    q = action("prune", "remove the rows that any criterion given matches")
+    q.add_argument("--older-than", type=float, metavar="DAYS", help="updated more than DAYS days ago")
+    q.add_argument("--other-machines", action="store_true", help="tuned on another machine than this one")
+    q.add_argument("--stale-features", action="store_true", help="features of another FEATURES_VERSION")
+    q.add_argument("--no-gain-below", type=float, metavar="X", help="a speedup below X (or none measured)")
+    q.add_argument("--id", type=int, nargs="+", default=[], metavar="N", help="these rows")
+    q.add_argument("--dry-run", action="store_true", help="only list what would be removed")
+
+
+def _run_recipes(ns: argparse.Namespace) -> int:
+    from s2s.tuning.database import RecipeDB, RecipeDBError
+
+    actions = {"list": _recipes_list, "show": _recipes_show, "export": _recipes_export,
+               "import": _recipes_import, "prune": _recipes_prune}
+    try:
+        with RecipeDB(ns.db) as db:
+            return actions[ns.action](db, ns)
+    except (RecipeDBError, OSError) as exc:
+        _error(f"s2s recipes: error: {exc}")
+        return 1
+
+
+def _short_machine(machine: str) -> str:
+    """The processor model cut short, its count of CPUs (`` x16``) kept: rows differ most by that."""
+    if len(machine) <= 28:
+        return machine
+    model, _, cpus = machine.rpartition(" x")
+    if model and cpus.isdigit():
+        return model[:28 - len(cpus) - 4].rstrip() + ".. x" + cpus
+    return machine[:26].rstrip() + ".."
+
+
+def _recipes_table(rows) -> None:
+    table = [["id", "program", "scop", "target", "dataset", "speedup", "evals", "updated", "machine"]]
+    table += [[str(r.id), r.program, r.scop, r.target, r.dataset or "-",
+               f"{r.speedup:.2f}x" if r.speedup is not None else "-", str(r.evaluations), r.updated[:10],
+               _short_machine(r.machine)] for r in rows]
+    widths = [max(len(line[k]) for line in table) for k in range(len(table[0]))]
+    for line in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+
+
+def _recipes_list(db, ns: argparse.Namespace) -> int:
+    from s2s.tuning.recipe import machine_fingerprint
+
+    rows = db.records(machine=machine_fingerprint() if ns.machine == "this" else None, target=ns.target,
+                      program=ns.program)
+    if ns.json:
+        db.export_jsonl(sys.stdout, rows)
+        return 0
+    if not rows:
+        print(f"no recipes{' matching' if len(db) else ''} in {db.path}")
+        return 0
+    _recipes_table(rows)
+    return 0
+
+
+def _recipes_show(db, ns: argparse.Namespace) -> int:
+    import json
+
+    from s2s.tuning.database import RecipeDBError
+
+    r = db.get(ns.id)
+    if r is None:
+        raise RecipeDBError(f"{db.path}: no row {ns.id} (s2s recipes list shows them)")
+
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.6g} s"
+
+    def named(values: dict) -> str:
+        def value(v) -> str:
+            if v is None:
+                return "-"
+            return f"{v:g}" if isinstance(v, float) else json.dumps(v) if isinstance(v, (list, dict)) else str(v)
+
+        return " ".join(f"{k}={value(v)}" for k, v in values.items()) or "-"
+
+    fields = [("id", r.id), ("scop", r.scop), ("function", r.function), ("program", r.program),
+              ("target", r.target), ("machine", r.machine), ("params", named(r.params)),
+              ("dataset", r.dataset or "-"), ("default time", seconds(r.default_seconds)),
+              ("tuned time", seconds(r.tuned_seconds)),
+              ("speedup", f"{r.speedup:.3f}x" if r.speedup is not None else "-"),
+              ("evaluations", f"{r.evaluations} in {r.tune_seconds:.1f} s"), ("created", r.created),
+              ("updated", r.updated), ("provenance", named(r.provenance)),
+              ("features", f"(version {r.features_version}) {named(r.features)}"),
+              ("machine features", named(r.machine_features)), ("statements", len(r.statements))]
+    width = max(len(name) for name, _ in fields)
+    for name, value in fields:
+        print(f"{name.ljust(width)}  {value}")
+    for s in r.statements:
+        print(f"  {json.dumps(s, separators=(',', ':'))}")
+    for title, steps in (("recipe", r.steps()), ("default recipe", r.default_steps())):
+        print(f"{title}:" if steps else f"{title}: (no steps)")
+        for step in steps:
+            print(f"  {step}")
+    return 0
+
+
+def _recipes_export(db, ns: argparse.Namespace) -> int:
+    if ns.output == "-":
+        db.export_jsonl(sys.stdout)
+        return 0
+    with open(ns.output, "w") as f:
+        count = db.export_jsonl(f)
+    print(f"{count} rows to {ns.output}", file=sys.stderr)
+    return 0
+
+
+def _recipes_import(db, ns: argparse.Namespace) -> int:
+    for name in ns.files:
+        if name == "-":
+            summary = db.import_jsonl(sys.stdin, "<stdin>")
+        else:
+            with open(name) as f:
+                summary = db.import_jsonl(f, name)
+        print(f"{name}: {summary.added} added, {summary.replaced} replaced, {summary.skipped} skipped")
+    return 0
+
+
+def _recipes_prune(db, ns: argparse.Namespace) -> int:
+    from s2s.tuning.database import RecipeDBError
+
+    if ns.older_than is None and not ns.other_machines and not ns.stale_features and ns.no_gain_below is None \
+            and not ns.id:
+        raise RecipeDBError("prune what? give --older-than DAYS, --other-machines, --stale-features, "
+                            "--no-gain-below X or --id N")
+    rows = db.prune(older_than_days=ns.older_than, other_machines=ns.other_machines,
+                    stale_features=ns.stale_features, no_gain_below=ns.no_gain_below, ids=ns.id,
+                    dry_run=ns.dry_run)
+    if rows:
+        _recipes_table(rows)
+    rows_text = f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+    if ns.dry_run:
+        print(f"would remove {rows_text} of {len(db)} in {db.path} (dry run)")
+    else:
+        print(f"removed {rows_text}; {len(db)} left in {db.path}")
+    return 0
+
+
 def _run_demo(argv: list[str]) -> int:
     from s2s.demo import run_demo
 
@@ -512,6 +673,7 @@ COMMANDS: dict[str, Command] = {
                     _run_fuzz, _configure_fuzz),
     "tune": Command("search recipes for a program by building, checking and timing them", _run_tune,
                     _configure_tune),
+    "recipes": Command("the recipe database: list, show, export, import, prune", _run_recipes, _configure_recipes),
 }
 
 
