@@ -437,7 +437,7 @@ def _run_tune(ns: argparse.Namespace) -> int:
     import dataclasses
     import shlex
 
-    from s2s.driver.tune import Program, autotune, parse_run, polybench_program
+    from s2s.tuning.tuner import Program, autotune, parse_run, polybench_program
 
     if ns.polybench:
         program = polybench_program(ns.polybench, ns.dataset, ns.openmp)

@@ -1,4 +1,4 @@
-"""The autotuner (s2s/driver/tune.py): candidates built from changed recipes, run, checked
+"""The autotuner (s2s/tuning/tuner.py): candidates built from changed recipes, run, checked
 against the default build's output (a wrong one is discarded, never kept), and the best recipes
 written out. No test asserts a time: which candidate wins depends on the machine."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from s2s.tuning import RecipeBook
-from s2s.driver import tune as tuner
-from s2s.driver.tune import Program, autotune, default_recipes
+from s2s.tuning import tuner
+from s2s.tuning.tuner import Program, autotune, default_recipes
 from s2s.tuning.search import neighbour, tunable
 
 # A 2-D heat step (a band to tile) and an image's column sums, printed, with its own timing.

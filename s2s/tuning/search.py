@@ -1,5 +1,5 @@
 """Neighbours of a recipe: one knob of one SCoP's steps changed, the moves of the autotuner's
-local search (``s2s.driver.tune``). Every move yields steps that replay checks like any other: a move
+local search (``s2s.tuning.tuner``). Every move yields steps that replay checks like any other: a move
 that does not fit the SCoP is refused there, never followed into wrong code."""
 from __future__ import annotations
 

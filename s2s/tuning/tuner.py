@@ -21,6 +21,7 @@ import re
 import shlex
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -75,6 +76,39 @@ class TuneResult:
         return self.default_seconds / self.best_seconds
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """The default recipe's build, measured: what every candidate is checked and timed against."""
+
+    book: RecipeBook
+    output: tuple[str, str]
+    seconds: float               # median of the runs
+    noise: float                 # spread between the runs (max / min - 1)
+    timeout: float               # past which a candidate is killed
+
+
+def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: float = 1.5) -> Baseline:
+    default = default_recipes(program)
+    reference, times, walls = _measure(program, default, work / "default", repeat, timeout=None)
+    if isinstance(reference, str):
+        raise RuntimeError(f"the default build does not run: {reference}")
+    noise = max(times) / min(times) - 1 if min(times) > 0 else 0.0
+    return Baseline(default, reference, statistics.median(times), noise, max(1.0, timeout_factor * max(walls)))
+
+
+def _evaluate(program: Program, book: RecipeBook, stem: Path, base: Baseline, repeat: int, number: int,
+              change: str, best_time: float, min_gain: float) -> Evaluation:
+    """One candidate built, run, checked against the default's output and timed; ``kept`` when
+    it beats ``best_time`` by ``min_gain`` and by more than the default's own spread."""
+    output, times, _ = _measure(program, book, stem, repeat, base.timeout)
+    if isinstance(output, str):
+        return Evaluation(number, change, output.split(":")[0], detail=output)
+    if output != base.output:
+        return Evaluation(number, change, "wrong output")
+    seconds = statistics.median(times)
+    return Evaluation(number, change, "ok", seconds, seconds < best_time * (1 - max(min_gain, base.noise)))
+
+
 def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor: float = 1.5,
              min_gain: float = 0.05, seed: int = 0, workdir: Path | None = None,
              progress: Callable[[Evaluation, float], None] | None = None) -> TuneResult:
@@ -82,16 +116,11 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
     started = time.monotonic()
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-tune-"))
     work.mkdir(parents=True, exist_ok=True)
-    default = default_recipes(program)
-    reference, times, walls = _measure(program, default, work / "default", repeat, timeout=None)
-    if isinstance(reference, str):
-        raise RuntimeError(f"the default build does not run: {reference}")
-    default_time, timeout = statistics.median(times), max(1.0, timeout_factor * max(walls))
-    noise = max(times) / min(times) - 1 if min(times) > 0 else 0.0
-    best, best_time = default, default_time
+    base = baseline(program, work, repeat, timeout_factor)
+    best, best_time = base.book, base.seconds
     rng = random.Random(seed)
     evaluations: list[Evaluation] = []
-    seen = {_key(default)}
+    seen = {_key(base.book)}
     runners_up: list[tuple[float, RecipeBook]] = []   # right candidates not kept, fastest first
     for n in range(1, budget + 1):
         move = None
@@ -107,26 +136,20 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
         if move is None:
             break
         seen.add(_key(move.book))
-        output, times, _ = _measure(program, move.book, work / f"candidate{n}", repeat, timeout)
-        if isinstance(output, str):
-            ev = Evaluation(n, move.description, output.split(":")[0], detail=output)
-        elif output != reference:
-            ev = Evaluation(n, move.description, "wrong output")
-        else:
-            seconds = statistics.median(times)
-            kept = seconds < best_time * (1 - max(min_gain, noise))
-            ev = Evaluation(n, move.description, "ok", seconds, kept)
+        ev = _evaluate(program, move.book, work / f"candidate{n}", base, repeat, n, move.description, best_time,
+                       min_gain)
+        if ev.status == "ok":
             taken = _as_taken(program, work / f"candidate{n}.json", move.book)   # (a new schedule's bands)
-            if kept:
+            if ev.kept:
                 runners_up.append((best_time, best))
-                best, best_time = taken, seconds
+                best, best_time = taken, ev.seconds
             else:
-                runners_up.append((seconds, taken))
+                runners_up.append((ev.seconds, taken))
             runners_up.sort(key=lambda pair: pair[0])
         evaluations.append(ev)
         if progress:
-            progress(ev, default_time / best_time)
-    return TuneResult(default_time, noise, best_time, best, evaluations, time.monotonic() - started)
+            progress(ev, base.seconds / best_time)
+    return TuneResult(base.seconds, base.noise, best_time, best, evaluations, time.monotonic() - started)
 
 
 def default_recipes(program: Program) -> RecipeBook:
@@ -137,13 +160,21 @@ def default_recipes(program: Program) -> RecipeBook:
 
 
 def _steps_taken(program: Program, recipes: Path | None = None) -> list:
-    """Per SCoP of the first source the steps the optimizer takes (replaying ``recipes``)."""
-    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+    """Per SCoP of the first source the steps the optimizer takes (replaying ``recipes``): what
+    ``s2s opt --emit-recipes`` writes (run as the tool it is, like the builds)."""
+    with tempfile.TemporaryDirectory(prefix="s2s-steps-") as tmp:
+        out = Path(tmp) / "taken.json"
+        ran = subprocess.run([sys.executable, "-m", "s2s.cli", "opt", program.sources[0], "-o", os.devnull,
+                              "--target", "openmp" if program.openmp else "c", "--emit-recipes", str(out),
+                              *(["--recipes", str(recipes)] if recipes else []), *_cpp_flags(program)],
+                             capture_output=True, text=True, env={**os.environ, "S2S_MODE": "pluto"})
+        if ran.returncode != 0 or not out.is_file():
+            raise RuntimeError(f"s2s opt {program.sources[0]}: {ran.stderr.strip()[-400:]}")
+        return list(RecipeBook.load(out).recipes)
 
-    cpp = [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
-    options = PipelineOptions(mode="pluto", target="openmp" if program.openmp else "c",
-                              recipes=str(recipes) if recipes else None, record_recipes=True)
-    return list(optimize_c_file(program.sources[0], cpp, options).recipes)
+
+def _cpp_flags(program: Program) -> list[str]:
+    return [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
 
 
 def _key(book: RecipeBook) -> str:
