@@ -427,9 +427,20 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default="tuned-recipes.json", help="the best recipes (default: tuned-recipes.json)")
     p.add_argument("--csv", metavar="FILE", help="every evaluation, one row each")
     p.add_argument("--plot", metavar="FILE", help="the best speedup over the evaluations (PNG)")
+    p.add_argument("--transfer", action="store_true",
+                   help="instead of searching, try the recipes of the nearest tuned nests of the database")
+    p.add_argument("--topk", type=int, default=3, help="with --transfer: neighbours tried per loop nest (default 3)")
+    p.add_argument("--exclude-program", metavar="NAME", action="append", default=[],
+                   help="with --transfer: leave this program's nests out of the database (repeatable)")
+    p.add_argument("--db", metavar="PATH", help="the recipe database (default: $S2S_RECIPE_DB or the cache's)")
+    p.add_argument("--no-record", action="store_true", help="do not store the tuned recipes in the database")
+    p.add_argument("--name", help="the program's name in the database (default: polybench/KERNEL or the file's)")
+    p.add_argument("--measure-features", action="store_true",
+                   help="profile the program once for its nests' sizes and measured features (s2s profile)")
     p.epilog = ("Starts from the rules' recipe (s2s opt --emit-recipes) and changes one knob of the best "
                 "recipe at a time; each candidate is built with s2s-cc --s2s-recipes, run, and its output "
-                "compared with the default build's, byte for byte (docs/recipes.md).")
+                "compared with the default build's, byte for byte. The tuned recipes are stored in the recipe "
+                "database (s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md).")
 
 
 def _run_tune(ns: argparse.Namespace) -> int:
@@ -456,7 +467,34 @@ def _run_tune(ns: argparse.Namespace) -> int:
         print(f"s2s tune: [{ev.number}/{ns.budget}] {ev.change}: {shown}{' (kept)' if ev.kept else ''}; "
               f"best {best:.2f}x", file=sys.stderr, flush=True)
 
-    result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress)
+    from s2s.errors import S2SError
+    from s2s.tuning import RecipeDB
+    from s2s.tuning.transfer_tuner import nest_features, record, transfer_tune
+
+    name = ns.name or (f"polybench/{ns.polybench}" if ns.polybench else os.path.basename(ns.input))
+    try:
+        features = nest_features(program, measure=ns.measure_features)
+        if ns.transfer:
+            with RecipeDB(ns.db) as db:
+                records = [r for r in db.records() if r.program not in (name, *ns.exclude_program)]
+            if not records:
+                _error("s2s tune: error: no tuned loop nest in the recipe database to transfer from")
+                return 1
+            result, lent = transfer_tune(program, records, ns.topk, ns.repeat, ns.timeout_factor,
+                                         features=features, progress=progress)
+            for item in lent:
+                print(f"s2s tune: {item.scop}: lent by {item.program} {item.source} (distance "
+                      f"{item.distance:.2f}){'' if item.evaluation else ': nothing new to try'}",
+                      file=sys.stderr)
+        else:
+            result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress)
+            if not ns.no_record:
+                with RecipeDB(ns.db) as db:
+                    ids = record(db, program, result, name, ns.dataset if ns.polybench else "", features)
+                print(f"s2s tune: {len(ids)} loop nest{'s' * (len(ids) != 1)} stored in {db.path}", file=sys.stderr)
+    except S2SError as exc:
+        _error(f"s2s tune: error: {exc}")
+        return 1
     result.best.save(ns.output)
     if ns.csv:
         with open(ns.csv, "w", newline="") as f:

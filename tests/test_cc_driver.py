@@ -274,6 +274,10 @@ def test_settings_flags_then_env_then_defaults():
     assert not settings_mod.resolve([("kernels", "off")], {"S2S_KERNELS": "on"}).pipeline_options().kernels
     assert d.profitability and d.pipeline_options().profitability
     assert not settings_mod.resolve([], {"S2S_PROFITABILITY": "off"}).pipeline_options().profitability
+    assert d.pipeline_options().tune == "off"
+    assert settings_mod.resolve([("tune", "transfer")], {}).pipeline_options().tune == "transfer"
+    bad = settings_mod.resolve([], {"S2S_TUNE": "always"})
+    assert bad.tune == "off" and "S2S_TUNE" in bad.warnings[0]
 
 
 def test_settings_bad_values_warn_and_use_defaults():

@@ -28,3 +28,15 @@ def _renamed(text: str, names: dict[str, str]) -> str:
     for old in sorted(names, key=len, reverse=True):   # (S_12 before S_1)
         text = text.replace(f"{old}[", f"{names[old]}[")
     return text
+
+
+def numbered_scop_ids(function: str, scops: list[Scop]) -> list[str]:
+    """The stable id of each SCoP of ``function`` (``scop_id``), ``~2``, ``~3``... after the
+    second and later ones that share their loops and accesses with one before."""
+    seen: dict[str, int] = {}
+    out = []
+    for scop in scops:
+        ident = scop_id(function, scop)
+        seen[ident] = seen.get(ident, 0) + 1
+        out.append(ident if seen[ident] == 1 else f"{ident}~{seen[ident]}")
+    return out

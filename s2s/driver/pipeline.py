@@ -39,6 +39,7 @@ class PipelineOptions:
     profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
     recipes: str | None = None   # a recipe file (s2s.tuning) whose steps replace the rules' decisions
     record_recipes: bool = False  # each SCoP's steps in PipelineResult.recipes (also with report or recipes)
+    tune: str = "off"   # "transfer": each SCoP takes the recipe of its nearest tuned nest (recipe database)
 
 
 @dataclass
@@ -79,7 +80,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     report: list[str] = []
     recipes: list = []
     full_report: list[str] = []
-    opts = book = None
+    opts = book = lender = None
     if options.mode == "pluto":
         from s2s.transforms.decisions import describe
         from s2s.tuning import RecipeBook, ScopRecipe
@@ -87,11 +88,13 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
                                 options.profitability)
         book = RecipeBook.load(options.recipes) if options.recipes else None
-    recording = opts is not None and (options.record_recipes or options.report or book is not None)
+        lender = _lender(options, full_report) if options.tune == "transfer" else None
+    recording = opts is not None and (options.record_recipes or options.report or book is not None
+                                      or lender is not None)
     for sdfg in unit.functions:
         if options.mode in ("isl", "pluto"):
-            new, outcomes = regenerate_scops(sdfg, text, _chooser(opts, book, sdfg.name) if opts else None,
-                                             ids=recording)
+            choose = _chooser(opts, book, lender, sdfg, full_report, path_text) if opts else None
+            new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording)
             for o in outcomes:
                 verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
@@ -132,18 +135,49 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     )
 
 
-def _chooser(opts, book, function: str):
-    """The schedule chooser of ``function``'s SCoPs: the rules, or the steps ``book`` (a recipe
-    file) has for a SCoP (by its stable id)."""
+def _chooser(opts, book, lender, sdfg, report: list[str], path: str):
+    """The schedule chooser of ``sdfg``'s SCoPs: the rules, the steps ``book`` (a recipe file)
+    has for a SCoP (by its stable id), or those ``lender`` lends it from the recipe database."""
     import dataclasses as dc
 
     from s2s.transforms import choose_schedule
 
     def choose(scop, ident: str):
         steps = book.steps_for(ident) if book is not None else None
+        if steps is None and lender is not None:
+            steps = _lent(lender, scop, ident, opts, report, path)
         return choose_schedule(scop, opts if steps is None else dc.replace(opts, steps=steps))
 
     return choose
+
+
+def _lender(options: PipelineOptions, report: list[str]):
+    """The recipe database's tuned nests for this build (None: none to be had, and why reported)."""
+    from s2s.tuning import RecipeDB, RecipeDBError, default_path
+    from s2s.tuning.transfer_tuner import BuildLender
+
+    if not default_path().is_file():
+        report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
+        return None
+    try:
+        with RecipeDB() as db:
+            return BuildLender(db.records(target=options.target), options.target)
+    except RecipeDBError as exc:
+        report.append(f"recipe database not used: {exc}")
+        return None
+
+
+def _lent(lender, scop, ident: str, opts, report: list[str], path: str):
+    import dataclasses as dc
+
+    from s2s.perf.features import features_of_scop
+    from s2s.perf.opcount import TypeEnv
+    from s2s.transforms import choose_schedule
+
+    features = features_of_scop(scop, ident, TypeEnv(scop.sdfg))
+    steps, why = lender.lend(features, lambda frame: choose_schedule(scop, dc.replace(opts, steps=frame)).steps)
+    report.append(f"{path}:{scop.first_line}: {scop.sdfg.name}: SCoP {ident}: {'takes the ' if steps else ''}{why}")
+    return steps
 
 
 def _declarations_still_used(old: ir.Sequence, new: ir.Sequence, chosen: list[ir.ControlNode]) -> dict[int, str]:

@@ -163,14 +163,130 @@ def features(source: str | Path, cpp_args: Sequence[str] = (), cc: str = "cc", p
             best = max(nest.params, key=lambda p: p["count"])
             values = dict(best["values"])
         f = NestFeatures(r.function, r.line, r.node.id, values=dict.fromkeys(FEATURE_NAMES, NAN), params=values)
-        f.values.update(_structure(r, model, env, nest, values))
-        f.values.update(_accesses(r.node, env))
+        f.values.update(_structure((r.node,), model, env, nest, values))
+        f.values.update(_accesses((r.node,), env))
         if model.modelled:
-            f.values.update(_dependences(r, model, deps_cache))
+            f.values.update(_dependences((r.node,), model, deps_cache))
         if nest is not None:
             f.values.update(_measured(nest, share_total))
         out.append(f)
     return out
+
+
+@dataclass
+class ScopFeatures(NestFeatures):
+    """The features of one SCoP (the unit a recipe is for) under its stable id, with its
+    statements' structure (``statement_features``) for matching them to another SCoP's."""
+
+    scop: str = ""
+    statements: list[dict[str, float]] = field(default_factory=list)
+
+
+def scop_features(source: str | Path, cpp_args: Sequence[str] = (), cc: str = "cc", profile=None,
+                  params: dict[str, int] | None = None) -> list[ScopFeatures]:
+    """Feature vectors of the SCoPs of ``source``, as ``features`` computes them for a loop nest,
+    over all the top-level nests a SCoP spans; ``profile`` and ``params`` as there (a profile's
+    nests are merged over those the SCoP covers)."""
+    from frontends.c import lift_c_file
+    from frontends.c.preprocess import preprocess
+    from s2s.analysis import find_scops, numbered_scop_ids
+    from s2s.perf.opcount import TypeEnv, typedefs_of
+
+    source = str(source)
+    text = Path(source).read_text(errors="surrogateescape")
+    unit, _ = lift_c_file(source, list(cpp_args), cc, text=text)
+    try:
+        typedefs = typedefs_of(preprocess(source, list(cpp_args), cc))
+    except Exception:
+        typedefs = {}
+    measured = profile.variant("original").nests if profile is not None and profile.variant("original") else []
+    share_total = sum(n.time_s or 0.0 for n in measured)
+    out = []
+    for sdfg in unit.functions:
+        try:
+            scops = find_scops(sdfg)
+        except Exception:  # (a function the model cannot read has no SCoP to tune)
+            continue
+        env = TypeEnv(sdfg, typedefs)
+        for scop, ident in zip(scops, numbered_scop_ids(sdfg.name, scops)):
+            ids = {n.id for n in scop.nodes}
+            nest = _merged([n for n in measured if n.function == sdfg.name and ids & set(n.covers)])
+            out.append(features_of_scop(scop, ident, env, nest, share_total, params))
+    return out
+
+
+def features_of_scop(scop, ident: str, env, nest=None, share_total: float = 0.0,
+                     params: dict[str, int] | None = None) -> ScopFeatures:
+    """The features of one SCoP (``ident``: its stable id; ``env``: its function's types;
+    ``nest``: what a profile measured over the nests it spans)."""
+    from s2s.perf.footprint import RegionModel
+
+    nodes = tuple(scop.nodes)
+    model = RegionModel(tuple(scop.params), list(scop.statements), [scop], env)
+    values = {k: v for k, v in (params or {}).items() if k in scop.params}
+    if not values and nest is not None and nest.params:
+        values = dict(max(nest.params, key=lambda p: p["count"])["values"])
+    f = ScopFeatures(scop.sdfg.name, scop.first_line or 0, nodes[0].id, values=dict.fromkeys(FEATURE_NAMES, NAN),
+                     params=values, scop=ident, statements=statement_features(scop, env))
+    f.values.update(_structure(nodes, model, env, nest, values))
+    f.values.update(_accesses(nodes, env))
+    f.values.update(_dependences(nodes, model, {}))
+    if nest is not None:
+        f.values.update(_measured(nest, share_total))
+    return f
+
+
+STATEMENT_FIELDS = ("depth", "reads", "writes", "flops", "in_place", "write_rank", "position",
+                    "shared_loops")
+
+
+def statement_features(scop, env) -> list[dict[str, float]]:
+    """Per statement of ``scop`` (``S0``, ``S1``... in the source's order) what matching it with
+    a statement of another SCoP looks at: its loops, accesses, arithmetic and place."""
+    import islpy as isl
+
+    from s2s.perf.opcount import block_cost
+
+    out = []
+    statements = scop.statements
+    for k, st in enumerate(statements):
+        cost = block_cost(st.block, env)
+        before = statements[k - 1].loops if k else ()
+        shared = 0
+        for a, b in zip(before, st.loops):
+            if a.node is not b.node:
+                break
+            shared += 1
+        ranks = [rel.dim(isl.dim_type.out) for is_write, rel in st.accesses if is_write]
+        out.append({"depth": float(len(st.loops)), "reads": float(len(cost.reads)),
+                    "writes": float(len(cost.writes)), "flops": float(cost.ops.flops),
+                    "in_place": 1.0 if set(cost.writes) & set(cost.reads) else 0.0,
+                    "write_rank": float(max(ranks, default=0)),
+                    "position": k / max(1, len(statements) - 1), "shared_loops": float(shared)})
+    return out
+
+
+def _merged(nests: list):
+    """One profile nest for the nests a SCoP spans: their counts and times summed."""
+    import dataclasses
+
+    if len(nests) <= 1:
+        return nests[0] if nests else None
+
+    def total(name):
+        values = [getattr(n, name) for n in nests]
+        return None if any(v is None for v in values) else sum(values)
+
+    longest = max(nests, key=lambda n: n.time_s or 0.0)
+    return dataclasses.replace(
+        nests[0], time_s=total("time_s"), flops=total("flops"), access_bytes=total("access_bytes"),
+        instances=total("instances"), footprint_per_call=total("footprint_per_call"),
+        calls=max(n.calls for n in nests), statements=[s for n in nests for s in n.statements],
+        params=next((n.params for n in nests if n.params), []), verdict=longest.verdict)
+
+
+def _walk(nodes) -> list:
+    return [n for node in nodes for n in walk(node)]
 
 
 def _depth(node) -> int:
@@ -187,12 +303,12 @@ def _log2(x) -> float:
     return math.log2(x) if x and x > 0 else NAN
 
 
-def _structure(r, model, env, nest, values: dict[str, int]) -> dict[str, float]:
+def _structure(nodes, model, env, nest, values: dict[str, int]) -> dict[str, float]:
     from s2s.perf.footprint import count, footprint
     from s2s.perf.opcount import block_cost
 
-    blocks = [n for n in walk(r.node) if isinstance(n, Block)]
-    loops = [n for n in walk(r.node) if isinstance(n, (For, While, Map))]
+    blocks = [n for n in _walk(nodes) if isinstance(n, Block)]
+    loops = [n for n in _walk(nodes) if isinstance(n, (For, While, Map))]
     costs = {b.id: block_cost(b, env) for b in blocks}
     weights = {b: 1.0 for b in costs}
     source = "static"       # each statement once; "measured": a profile's counts; "model": isl at values
@@ -222,7 +338,7 @@ def _structure(r, model, env, nest, values: dict[str, int]) -> dict[str, float]:
     n_ops = sum(kinds.values())
     arrays = {a for c in costs.values() for a, _ in c.reads + c.writes}
     vals = {
-        "depth": float(_depth(r.node)), "n_loops": float(len(loops)), "n_statements": float(len(blocks)),
+        "depth": float(max(_depth(n) for n in nodes)), "n_loops": float(len(loops)), "n_statements": float(len(blocks)),
         "is_scop": 1.0 if model.modelled else 0.0, "n_params": float(len(model.params)) if model.modelled else NAN,
         "n_arrays": float(len(arrays)), "reads_per_stmt": reads / total_w, "writes_per_stmt": writes / total_w,
         "flops_per_stmt": flops / total_w, "iops_per_stmt": iops / total_w,
@@ -368,8 +484,8 @@ def _stride_classes(node, env) -> _Counter:
     return classes
 
 
-def _accesses(node, env) -> dict[str, float]:
-    classes = _stride_classes(node, env)
+def _accesses(nodes, env) -> dict[str, float]:
+    classes = sum((_stride_classes(n, env) for n in nodes), _Counter())
     total = sum(classes.values())
     if not total:
         return {}
@@ -377,14 +493,14 @@ def _accesses(node, env) -> dict[str, float]:
             "strided_frac": classes["strided"] / total, "irregular_frac": classes["irregular"] / total}
 
 
-def _dependences(r, model, cache: dict) -> dict[str, float]:
+def _dependences(nodes, model, cache: dict) -> dict[str, float]:
     import islpy as isl
 
     from s2s.analysis import compute_dependences, loop_info, reductions
     from s2s.analysis.dependences import maps_of
 
     names = {st.name for st in model.statements}
-    loop_ids = {n.id for n in walk(r.node) if isinstance(n, For)}
+    loop_ids = {n.id for n in _walk(nodes) if isinstance(n, For)}
     pairs = {"flow": set(), "anti": set(), "output": set()}
     infos = []
     n_red = 0

@@ -8,7 +8,7 @@ from typing import Callable
 
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
-from s2s.analysis.scop_id import scop_id
+from s2s.analysis.scop_id import numbered_scop_ids
 from s2s.ir import (
     SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, scalar_type, walk,
 )
@@ -44,18 +44,6 @@ def _outcome(scop: Scop, ident: str, applied: bool, reason: str, steps: tuple[St
     if not applied and [s.kind for s in steps] != ["keep-original"]:
         steps = (Step.of("keep-original", "scop", reason=reason),)
     return ScopOutcome(scop.nodes[0].id, scop.first_line, applied, reason, ident, steps)
-
-
-def numbered_scop_ids(function: str, scops: list[Scop]) -> list[str]:
-    """The stable id of each SCoP of ``function`` (``scop_id``), ``~2``, ``~3``... after the
-    second and later ones that share their loops and accesses with one before."""
-    seen: dict[str, int] = {}
-    out = []
-    for scop in scops:
-        ident = scop_id(function, scop)
-        seen[ident] = seen.get(ident, 0) + 1
-        out.append(ident if seen[ident] == 1 else f"{ident}~{seen[ident]}")
-    return out
 
 
 def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None,

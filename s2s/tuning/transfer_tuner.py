@@ -1,0 +1,183 @@
+"""Transfer tuning: a program's loop nests given the tuned recipes of their nearest neighbours in
+the recipe database, each one checked, verified and timed like an autotuner's candidate.
+
+Per SCoP that has something to tune, the ``topk`` nearest tuned nests (``embedding.nearest``
+over the database's nests of the same target and feature version) lend their recipes; each is
+mapped onto the SCoP (``mapping.map_recipe``: statements matched by structure, bands by the
+statements they run) and evaluated on top of the best recipes so far. A SCoP thus costs at most
+``topk`` evaluations, and keeps the rules' recipe unless a transferred one beats it by
+``min_gain`` and by more than the default's own spread. ``record`` stores what ``autotune``
+found, with the features and statements transfer needs, in the database.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from s2s.perf.features import FEATURES_VERSION, ScopFeatures, scop_features
+from s2s.transforms.decisions import Step
+from s2s.tuning.database import NestRecord, RecipeDB
+from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
+from s2s.tuning.mapping import map_recipe
+from s2s.tuning.recipe import RecipeBook, ScopRecipe, machine_fingerprint
+from s2s.tuning.search import tunable
+from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _key, _steps_taken, baseline,
+                              default_recipes)
+
+
+@dataclass(frozen=True)
+class Lent:
+    """A tuned nest of the database whose recipe was tried on a SCoP."""
+
+    scop: str
+    program: str
+    source: str          # the tuned nest's SCoP id
+    distance: float
+    evaluation: int      # its number among the evaluations (0: it mapped to the SCoP's own recipe)
+
+
+def nest_features(program: Program, measure: bool = False) -> dict[str, ScopFeatures]:
+    """The features of the first source's SCoPs by id; ``measure``: with those a profile of
+    the program measures (its sizes, times and roofline verdicts), one instrumented run."""
+    profile = _profile(program) if measure else None
+    return {f.scop: f for f in scop_features(program.sources[0], _cpp_flags(program), profile=profile)}
+
+
+def _profile(program: Program):
+    from s2s.perf.machine import get_machine
+    from s2s.perf.profile import ProfileOptions, run_profile
+
+    cpp = _cpp_flags(program)
+    flags = [f for f in program.cflags if f not in cpp]
+    args = list(program.run[1:]) if program.run and program.run[0] == "{exe}" else []
+    options = ProfileOptions(Path(program.sources[0]), cpp_args=cpp, program_args=args, cflags=flags,
+                             ldflags=list(program.libs), extra_sources=[Path(s) for s in program.sources[1:]],
+                             repeat=1, hw_counters="off")
+    return run_profile(options, machine=get_machine(measure_if_missing=False))
+
+
+def record(db: RecipeDB, program: Program, result: TuneResult, name: str, dataset: str = "",
+           features: dict[str, ScopFeatures] | None = None) -> list[int]:
+    """Store the tuned recipe of each tunable SCoP of ``program`` (``result`` of ``autotune``)
+    with its features: the rows' ids."""
+    features = features if features is not None else nest_features(program)
+    machine = machine_features()
+    default = {r.scop: r for r in default_recipes(program).recipes}
+    provenance = dataclasses.asdict(result.best.provenance)
+    ids = []
+    for recipe in tunable(result.best, program.functions):
+        f = features.get(recipe.scop)
+        if f is None:
+            continue
+        ids.append(db.add(NestRecord(
+            scop=recipe.scop, function=recipe.function, program=name, target=_target(program),
+            machine=machine_fingerprint(), params=dict(f.params), dataset=dataset, features_version=FEATURES_VERSION,
+            features={k: (None if v != v else v) for k, v in f.values.items()}, statements=f.statements,
+            machine_features=machine, recipe=_as_dicts(recipe.steps),
+            default_recipe=_as_dicts(default[recipe.scop].steps if recipe.scop in default else ()),
+            default_seconds=result.default_seconds, tuned_seconds=result.best_seconds,
+            evaluations=len(result.evaluations), tune_seconds=result.wall_seconds, provenance=provenance)))
+    return ids
+
+
+def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3, repeat: int = 3,
+                  timeout_factor: float = 1.5, min_gain: float = 0.05, weights: Weights = Weights(),
+                  features: dict[str, ScopFeatures] | None = None, workdir: Path | None = None,
+                  progress: Callable[[Evaluation, float], None] | None = None) -> tuple[TuneResult, list[Lent]]:
+    """The best of the rules' recipe and those lent by the ``topk`` nearest of ``records`` per SCoP."""
+    started = time.monotonic()
+    work = Path(workdir or tempfile.mkdtemp(prefix="s2s-transfer-"))
+    work.mkdir(parents=True, exist_ok=True)
+    base = baseline(program, work, repeat, timeout_factor)
+    features = features if features is not None else nest_features(program)
+    machine = machine_features()
+    candidates = [r for r in records if r.target == _target(program) and r.features_version == FEATURES_VERSION]
+    embeddings = [embed(r.features, r.machine_features) for r in candidates]
+    queries = {scop: embed(f.values, machine) for scop, f in features.items()}
+    scale = Scale.over(embeddings)
+    best, best_time = base.book, base.seconds
+    evaluations: list[Evaluation] = []
+    lent: list[Lent] = []
+    for recipe in tunable(base.book, program.functions):
+        f = features.get(recipe.scop)
+        if f is None or not candidates:
+            continue
+        tried = {_key(best)}
+        for near in nearest(queries[recipe.scop], embeddings, topk, weights, scale):
+            source = candidates[near.index]
+            mapped = map_recipe(source.steps(), source.statements, f.statements,
+                                lambda frame: _rules_under(program, best, recipe.scop, frame, work))
+            book = _with_steps(best, recipe.scop, mapped.steps)
+            if _key(book) in tried:
+                lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, 0))
+                continue
+            tried.add(_key(book))
+            n = len(evaluations) + 1
+            change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
+            ev = _evaluate(program, book, work / f"candidate{n}", base, repeat, n, change, best_time, min_gain)
+            if ev.kept:
+                best, best_time = book, ev.seconds
+            evaluations.append(ev)
+            lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, n))
+            if progress:
+                progress(ev, base.seconds / best_time)
+    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations, time.monotonic() - started)
+    return result, lent
+
+
+def _rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple[Step, ...], work: Path) -> tuple:
+    """The steps the rules take for ``scop`` when its recipe is only ``frame``."""
+    path = work / "frame.json"
+    _with_steps(book, scop, frame).save(path)
+    taken = next((r for r in _steps_taken(program, path) if r.scop == scop), None)
+    return taken.steps if taken else ()
+
+
+def _with_steps(book: RecipeBook, scop: str, steps: tuple[Step, ...]) -> RecipeBook:
+    return RecipeBook(book.provenance, [ScopRecipe(r.scop, r.function, r.line, tuple(steps)) if r.scop == scop else r
+                                        for r in book.recipes])
+
+
+def _target(program: Program) -> str:
+    return "openmp" if program.openmp else "c"
+
+
+def _as_dicts(steps: Sequence[Step]) -> list[dict]:
+    return [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
+
+
+TRANSFER_DISTANCE = 0.5   # the farthest a tuned nest may be for a build to take its recipe unmeasured
+
+
+@dataclass
+class BuildLender:
+    """Recipes lent at build time (``s2s-cc --s2s-tune=transfer``): no program to run, so a SCoP
+    takes the recipe of its nearest tuned nest only when that one is within ``max_distance``."""
+
+    records: list[NestRecord]
+    target: str
+    max_distance: float = TRANSFER_DISTANCE
+    weights: Weights = Weights()
+
+    def __post_init__(self) -> None:
+        self.records = [r for r in self.records if r.target == self.target and r.features_version == FEATURES_VERSION]
+        self._embeddings = [embed(r.features, r.machine_features) for r in self.records]
+        self._machine = machine_features() if self.records else {}
+        self._scale = Scale.over(self._embeddings)
+
+    def lend(self, features: ScopFeatures,
+             rules: Callable[[tuple[Step, ...]], tuple[Step, ...]]) -> tuple[tuple[Step, ...] | None, str]:
+        """The steps for the SCoP of ``features`` (None: its own rules), and why."""
+        if not self.records:
+            return None, "no tuned loop nest in the recipe database"
+        query = embed(features.values, self._machine)
+        near = nearest(query, self._embeddings, 1, self.weights, self._scale)[0]
+        source = self.records[near.index]
+        if near.distance > self.max_distance:
+            return None, f"nearest tuned nest {source.program} {source.scop} too far ({near.distance:.2f})"
+        mapped = map_recipe(source.steps(), source.statements, features.statements, rules)
+        return mapped.steps, f"recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
