@@ -1042,6 +1042,38 @@ def test_pluto_configuration_needs_polycc(tmp_path, capsys):
     assert not cfg.available and "--pluto" in cfg.unavailable
 
 
+@needs_suite
+def test_tuned_and_transfer_configurations_read_the_recipe_database(tmp_path, capsys, monkeypatch):
+    """s2s-tuned replays atax's own row; s2s-transfer may not (leave-one-out), and with no other
+    kernel in the database keeps the rules'. Both verified like any build."""
+    from polybench.harness import configs
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+    from s2s.perf.features import FEATURES_VERSION, scop_features
+    from s2s.tuning import NestRecord, RecipeDB, machine_fingerprint
+    from s2s.tuning.tuner import default_recipes, polybench_program
+
+    missing = configs.CONFIGS["s2s-tuned"].make(configs.ConfigContext(tools={"recipe-db": str(tmp_path / "no")}))
+    assert not missing.available and "no recipe database" in missing.unavailable
+    source = kernel_source(KERNELS["atax"])
+    f = next(f for f in scop_features(source, [f"-I{SUITE_ROOT / 'utilities'}", "-DMINI_DATASET"])
+             if f.function == "kernel_atax")
+    steps = next(r.steps for r in default_recipes(polybench_program("atax", "MINI", openmp=True)).recipes
+                 if r.scop == f.scop)
+    recipe = [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
+    db = tmp_path / "recipes.sqlite"
+    with RecipeDB(db) as rows:
+        rows.add(NestRecord(scop=f.scop, function=f.function, program="polybench/atax", target="openmp",
+                            machine=machine_fingerprint(), params={}, dataset="MINI", features_version=FEATURES_VERSION,
+                            features={}, statements=f.statements, machine_features={}, recipe=recipe,
+                            default_recipe=recipe, default_seconds=1.0, tuned_seconds=1.0))
+    rc, stdout, data, _ = bench(tmp_path, capsys, "--dataset", "MINI", "--repeat", "1", "--kernels", "atax",
+                                "--configs", "baseline,s2s-tuned,s2s-transfer", "--recipe-db", str(db))
+    got = cells(data)
+    assert rc == 0 and got[("atax", "s2s-tuned")]["status"] == "ok", stdout
+    assert got[("atax", "s2s-transfer")]["status"] == "ok", stdout
+    assert "--s2s-tune-exclude=polybench/atax" in got[("atax", "s2s-transfer")]["build"]["timed"]["command"]
+
+
 def test_short_kernels_get_more_rounds():
     from polybench.harness.bench import Bench, Cell, Options
 

@@ -15,7 +15,8 @@ from s2s.transforms.decisions import Step
 from s2s.tuning import RecipeDB
 from s2s.tuning.embedding import Scale, Weights, distance, embed, nearest
 from s2s.tuning.mapping import frame, map_recipe, match_statements
-from s2s.tuning.transfer_tuner import BuildLender, nest_features, record, transfer_tune
+from s2s.tuning.lender import Lender
+from s2s.tuning.transfer_tuner import nest_features, record, transfer_tune
 from s2s.tuning.tuner import Program, autotune
 
 # A 5-point smoothing of an image, and (below) a 9-point one with another weighting: alike in
@@ -168,12 +169,17 @@ def test_a_build_takes_the_nearest_recipe_only_when_it_is_near(programs, tmp_pat
         seen.append(given)
         return (*given, Step.of("tile", "band0:S0", sizes=[32, 32]))
 
-    lent, why = BuildLender(rows, "c", max_distance=math.inf).lend(features, rules)
+    lent, why = Lender(rows, "c", max_distance=math.inf).lend(features.scop, lambda: features, rules)
     assert "blur" in why and ("tile", "band0:S0", '{"sizes": [8, 128]}') in [(s.kind, s.target, s.params) for s in lent]
-    none, why = BuildLender(rows, "c", max_distance=-1.0).lend(features, rules)
+    none, why = Lender(rows, "c", max_distance=-1.0).lend(features.scop, lambda: features, rules)
     assert none is None and "too far" in why
-    none, why = BuildLender(rows, "openmp").lend(features, rules)
-    assert none is None and "no tuned loop nest" in why
+    for lender in (Lender(rows, "openmp"), Lender(rows, "c", exclude=("blur",))):
+        none, why = lender.lend(features.scop, lambda: features, rules)
+        assert none is None and "no tuned loop nest" in why
+    # tuned: a SCoP's own row, replayed as it is; another SCoP's is not its own
+    own, why = Lender(rows, "c", "tuned").lend(rows[0].scop, lambda: pytest.fail("no features needed"), rules)
+    assert own == steps and "tuned recipe of blur" in why
+    assert Lender(rows, "c", "tuned").lend(features.scop, lambda: features, rules) == (None, "not tuned")
 
 
 def _row(program, steps):

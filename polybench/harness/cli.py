@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--busy", type=int, default=0, metavar="N",
                     help="measure on a busy machine: N processes spin alongside every build and run (default 0)")
     ap.add_argument("--pluto", metavar="POLYCC", help="an installed Pluto's polycc: enables the pluto configuration")
+    ap.add_argument("--recipe-db", metavar="PATH",
+                    help="the recipe database of s2s-tuned and s2s-transfer (default: $S2S_RECIPE_DB or s2s's cache)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per build or run (default 600)")
     ap.add_argument("--suite-dir", type=Path, help="an external PolyBench/C 4.2.1 checkout, used unmodified")
     ap.add_argument("--size", action="append", default=[], metavar="NAME=a:b:step",
@@ -62,8 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _config_context(pluto: str | None = None) -> _configs.ConfigContext:
-    return _configs.ConfigContext(cc="cc", python=sys.executable, tools={"pluto": pluto} if pluto else {})
+def _config_context(pluto: str | None = None, recipe_db: str | None = None) -> _configs.ConfigContext:
+    tools = {name: path for name, path in (("pluto", pluto), ("recipe-db", recipe_db)) if path}
+    return _configs.ConfigContext(cc="cc", python=sys.executable, tools=tools)
 
 
 def _print_list(suite, cfgs: list[_configs.Config], dataset: str, out) -> None:
@@ -109,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(str(e))
     if len({u.name for u in user}) != len(user):
         ap.error("--config: the same name twice")
-    ctx = _config_context(args.pluto)
+    ctx = _config_context(args.pluto, args.recipe_db)
     names = None if args.configs is None else [n.strip() for n in args.configs.split(",") if n.strip()]
     try:
         cfgs = _configs.resolve_configs(names, ctx, user=user, verify_o0=args.verify_o0,

@@ -190,6 +190,45 @@ def _omp(ctx: ConfigContext) -> Config:
     return replace(cfg, argv=(*cfg.argv, "-fopenmp"))
 
 
+def _recipe_db(ctx: ConfigContext) -> tuple[Path, str | None]:
+    """The recipe database the tuned configurations read (``--recipe-db``, else s2s's default),
+    and why it cannot be used (None: it can)."""
+    from s2s.tuning.database import default_path
+
+    path = Path(ctx.tools.get("recipe-db") or default_path())
+    return path, None if path.is_file() else f"no recipe database at {path} (s2s tune fills it; or --recipe-db)"
+
+
+def _tuned(ctx: ConfigContext) -> Config:
+    db, missing = _recipe_db(ctx)
+    cfg = s2s_cc_config(ctx, "s2s-tuned", "pluto",
+                        "s2s-omp with each SCoP's tuned recipe from the recipe database (S2S_TUNE=tuned)",
+                        extra_env={"S2S_TARGET": "openmp", "S2S_TUNE": "tuned", "S2S_RECIPE_DB": str(db)})
+    cfg = replace(cfg, argv=(*cfg.argv, "-fopenmp"))
+    return cfg if cfg.unavailable or not missing else replace(cfg, unavailable=missing)
+
+
+@dataclass(frozen=True)
+class LeaveOneOutConfig(Config):
+    """A build that may not take recipes from the kernel's own rows of the recipe database."""
+
+    def build_argv(self, request: BuildRequest) -> list[str]:
+        return [*super().build_argv(request), f"--s2s-tune-exclude=polybench/{request.kernel_name}"]
+
+    def command_template(self) -> str:
+        return super().command_template() + " --s2s-tune-exclude=polybench/<name>"
+
+
+def _transfer(ctx: ConfigContext) -> Config:
+    db, missing = _recipe_db(ctx)
+    cfg = s2s_cc_config(ctx, "s2s-transfer", "pluto",
+                        "s2s-omp with each SCoP given the recipe of its nearest tuned nest of the other kernels "
+                        "(S2S_TUNE=transfer, leave-one-out)",
+                        extra_env={"S2S_TARGET": "openmp", "S2S_TUNE": "transfer", "S2S_RECIPE_DB": str(db)})
+    cfg = LeaveOneOutConfig(cfg.name, (*cfg.argv, "-fopenmp"), cfg.env, cfg.description, unavailable=cfg.unavailable)
+    return cfg if cfg.unavailable or not missing else replace(cfg, unavailable=missing)
+
+
 def _polly(ctx: ConfigContext) -> Config:
     cfg = Config("polly", ("clang-14", *POLLY_FLAGS), description="clang-14 with Polly (parallel, stripmine)")
     reason = ctx.probe(cfg.argv)
@@ -212,6 +251,10 @@ register(ConfigSpec("identity", _identity, help="s2s-cc -O3 -march=native with S
 register(ConfigSpec("s2s-isl", _isl, help="s2s-cc -O3 -march=native with S2S_MODE=isl"))
 register(ConfigSpec("s2s-seq", _seq, help="s2s-cc -O3 -march=native with S2S_MODE=pluto, 1 thread"))
 register(ConfigSpec("s2s-omp", _omp, help="s2s-cc -O3 -march=native -fopenmp with S2S_MODE=pluto S2S_TARGET=openmp"))
+register(ConfigSpec("s2s-tuned", _tuned, default=False,
+                    help="s2s-omp with the tuned recipes of the recipe database (--recipe-db)"))
+register(ConfigSpec("s2s-transfer", _transfer, default=False,
+                    help="s2s-omp with recipes lent by the other kernels' tuned nests (--recipe-db, leave-one-out)"))
 register(ConfigSpec("polly", _polly, help="clang-14 -O3 -march=native with Polly, -fopenmp"))
 register(ConfigSpec("reference-O0", _reference_o0, default=False, help="cc -O0, only with --verify-O0"))
 register(ConfigSpec("fp-noise", _fp_noise, default=False,

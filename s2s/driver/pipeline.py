@@ -39,7 +39,8 @@ class PipelineOptions:
     profitability: bool = True   # False: every legal schedule replaces the user's loops, gain or not
     recipes: str | None = None   # a recipe file (s2s.tuning) whose steps replace the rules' decisions
     record_recipes: bool = False  # each SCoP's steps in PipelineResult.recipes (also with report or recipes)
-    tune: str = "off"   # "transfer": each SCoP takes the recipe of its nearest tuned nest (recipe database)
+    tune: str = "off"   # recipes from the recipe database: "tuned" (a SCoP's own), "transfer" (its nearest's)
+    tune_exclude: tuple[str, ...] = ()   # programs of the database not to lend from
 
 
 @dataclass
@@ -88,7 +89,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
                                 options.profitability)
         book = RecipeBook.load(options.recipes) if options.recipes else None
-        lender = _lender(options, full_report) if options.tune == "transfer" else None
+        lender = _lender(options, full_report) if options.tune != "off" else None
     recording = opts is not None and (options.record_recipes or options.report or book is not None
                                       or lender is not None)
     for sdfg in unit.functions:
@@ -154,14 +155,14 @@ def _chooser(opts, book, lender, sdfg, report: list[str], path: str):
 def _lender(options: PipelineOptions, report: list[str]):
     """The recipe database's tuned nests for this build (None: none to be had, and why reported)."""
     from s2s.tuning import RecipeDB, RecipeDBError, default_path
-    from s2s.tuning.transfer_tuner import BuildLender
+    from s2s.tuning.lender import Lender
 
     if not default_path().is_file():
         report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
         return None
     try:
         with RecipeDB() as db:
-            return BuildLender(db.records(target=options.target), options.target)
+            return Lender(db.records(target=options.target), options.target, options.tune, options.tune_exclude)
     except RecipeDBError as exc:
         report.append(f"recipe database not used: {exc}")
         return None
@@ -174,8 +175,8 @@ def _lent(lender, scop, ident: str, opts, report: list[str], path: str):
     from s2s.perf.opcount import TypeEnv
     from s2s.transforms import choose_schedule
 
-    features = features_of_scop(scop, ident, TypeEnv(scop.sdfg))
-    steps, why = lender.lend(features, lambda frame: choose_schedule(scop, dc.replace(opts, steps=frame)).steps)
+    steps, why = lender.lend(ident, lambda: features_of_scop(scop, ident, TypeEnv(scop.sdfg)),
+                             lambda frame: choose_schedule(scop, dc.replace(opts, steps=frame)).steps)
     report.append(f"{path}:{scop.first_line}: {scop.sdfg.name}: SCoP {ident}: {'takes the ' if steps else ''}{why}")
     return steps
 

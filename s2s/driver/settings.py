@@ -16,9 +16,13 @@ flag                environment            meaning
                                            (for fuzzing and tuning the code generator)
 ``--s2s-recipes=R`` ``S2S_RECIPES=R``      replay the recipes of file R (``s2s opt --emit-recipes``,
                                            docs/recipes.md) instead of the rules' decisions
-``--s2s-tune=T``    ``S2S_TUNE=T``         ``off`` (default) or ``transfer``: each SCoP takes the tuned recipe of
-                                           its nearest loop nest in the recipe database (``s2s tune``,
-                                           ``$S2S_RECIPE_DB``) when that one is near enough, else the rules'
+``--s2s-tune=T``    ``S2S_TUNE=T``         recipes from the recipe database (``s2s tune``, ``$S2S_RECIPE_DB``):
+                                           ``off`` (default); ``tuned``: a SCoP tuned before replays its
+                                           tuned recipe; ``transfer``: a SCoP takes the recipe of its
+                                           nearest tuned loop nest when that one is near enough; else the
+                                           rules decide
+``--s2s-tune-exclude=P,..`` ``S2S_TUNE_EXCLUDE``  programs of the database not to take recipes from
+                                           (leave-one-out evaluations)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr, and each SCoP's recipe
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
@@ -52,7 +56,7 @@ DEFAULT_ALIGN_LOOPS = 64
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
-                "profitability", "align-loops", "recipes", "tune")
+                "profitability", "align-loops", "recipes", "tune", "tune-exclude")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable")
@@ -73,7 +77,8 @@ class DriverSettings:
     kernels: bool = True
     profitability: bool = True
     recipes: str | None = None   # a recipe file to replay
-    tune: str = "off"            # "transfer": recipes lent by the recipe database
+    tune: str = "off"            # recipes from the recipe database: off, tuned, transfer
+    tune_exclude: tuple[str, ...] = ()
     report: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
@@ -88,7 +93,7 @@ class DriverSettings:
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
                                kernels=self.kernels, profitability=self.profitability, recipes=self.recipes,
-                               tune=self.tune)
+                               tune=self.tune, tune_exclude=self.tune_exclude)
 
     @property
     def compiler_name(self) -> str:
@@ -224,7 +229,8 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         kernels=choice("kernels", ("on", "off"), "on") == "on",
         profitability=choice("profitability", ("on", "off"), "on") == "on",
         recipes=recipes or None,
-        tune=choice("tune", ("off", "transfer"), "off"),
+        tune=choice("tune", ("off", "tuned", "transfer"), "off"),
+        tune_exclude=tuple(p for p in (raw("tune-exclude")[0] or "").split(",") if p),
         report=boolean("report"),
         keep_dir=keep or None,
         timeout=timeout,

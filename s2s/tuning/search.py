@@ -87,7 +87,8 @@ def _changed(step: Step, kind: str, rng: random.Random, members: int) -> tuple[S
         return Step.of("fuse", step.target, policy=policy), f"fuse {policy}"
     if kind == "jam":
         factor = rng.choice([f for f in JAM_FACTORS if f != values.get("factor")])
-        return Step.of("unroll-and-jam", step.target, factor=factor), f"{step.target} unroll-and-jam {factor}"
+        changed = Step.of("unroll-and-jam", step.target, **{**values, "factor": factor})
+        return changed, f"{step.target} unroll-and-jam {factor}"
     if kind == "tile":
         sizes = list(values.get("sizes") or [])
         if not sizes:

@@ -149,35 +149,3 @@ def _target(program: Program) -> str:
 def _as_dicts(steps: Sequence[Step]) -> list[dict]:
     return [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
 
-
-TRANSFER_DISTANCE = 0.5   # the farthest a tuned nest may be for a build to take its recipe unmeasured
-
-
-@dataclass
-class BuildLender:
-    """Recipes lent at build time (``s2s-cc --s2s-tune=transfer``): no program to run, so a SCoP
-    takes the recipe of its nearest tuned nest only when that one is within ``max_distance``."""
-
-    records: list[NestRecord]
-    target: str
-    max_distance: float = TRANSFER_DISTANCE
-    weights: Weights = Weights()
-
-    def __post_init__(self) -> None:
-        self.records = [r for r in self.records if r.target == self.target and r.features_version == FEATURES_VERSION]
-        self._embeddings = [embed(r.features, r.machine_features) for r in self.records]
-        self._machine = machine_features() if self.records else {}
-        self._scale = Scale.over(self._embeddings)
-
-    def lend(self, features: ScopFeatures,
-             rules: Callable[[tuple[Step, ...]], tuple[Step, ...]]) -> tuple[tuple[Step, ...] | None, str]:
-        """The steps for the SCoP of ``features`` (None: its own rules), and why."""
-        if not self.records:
-            return None, "no tuned loop nest in the recipe database"
-        query = embed(features.values, self._machine)
-        near = nearest(query, self._embeddings, 1, self.weights, self._scale)[0]
-        source = self.records[near.index]
-        if near.distance > self.max_distance:
-            return None, f"nearest tuned nest {source.program} {source.scop} too far ({near.distance:.2f})"
-        mapped = map_recipe(source.steps(), source.statements, features.statements, rules)
-        return mapped.steps, f"recipe of {source.program} {source.scop} (distance {near.distance:.2f})"

@@ -65,7 +65,7 @@ class Evaluation:
 @dataclass
 class TuneResult:
     default_seconds: float
-    noise: float                      # the default's spread between runs (max / min - 1)
+    noise: float                      # the default's spread between runs (median / fastest - 1)
     best_seconds: float
     best: RecipeBook
     evaluations: list[Evaluation] = field(default_factory=list)
@@ -83,7 +83,8 @@ class Baseline:
     book: RecipeBook
     output: tuple[str, str]
     seconds: float               # median of the runs
-    noise: float                 # spread between the runs (max / min - 1)
+    noise: float                 # spread between the runs (median / fastest - 1: one slow run, a
+                                 # neighbour's burst, is not the code's spread)
     timeout: float               # past which a candidate is killed
 
 
@@ -92,7 +93,7 @@ def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: floa
     reference, times, walls = _measure(program, default, work / "default", repeat, timeout=None)
     if isinstance(reference, str):
         raise RuntimeError(f"the default build does not run: {reference}")
-    noise = max(times) / min(times) - 1 if min(times) > 0 else 0.0
+    noise = statistics.median(times) / min(times) - 1 if min(times) > 0 else 0.0
     return Baseline(default, reference, statistics.median(times), noise, max(1.0, timeout_factor * max(walls)))
 
 

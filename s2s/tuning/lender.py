@@ -1,0 +1,66 @@
+"""Recipes from the recipe database at build time (``s2s-cc --s2s-tune=tuned|transfer``), where
+there is no program to run and nothing is measured.
+
+``tuned``: a SCoP tuned before (a row with its own id, for this target) replays its tuned recipe,
+this machine's row first, the latest first. ``transfer``: a SCoP takes the mapped recipe of its
+nearest tuned nest (``embedding``, ``mapping``), only when that one is within ``max_distance``
+(unmeasured, a far neighbour's recipe is a guess). Otherwise the rules decide.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from s2s.perf.features import FEATURES_VERSION, ScopFeatures
+from s2s.transforms.decisions import Step
+from s2s.tuning.database import NestRecord
+from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
+from s2s.tuning.mapping import map_recipe
+from s2s.tuning.recipe import machine_fingerprint
+
+TUNE_MODES = ("off", "tuned", "transfer")
+TRANSFER_DISTANCE = 0.5   # the farthest a tuned nest may be for a build to take its recipe unmeasured
+
+Rules = Callable[[tuple[Step, ...]], tuple[Step, ...]]
+
+
+@dataclass
+class Lender:
+    records: list[NestRecord]
+    target: str
+    mode: str = "transfer"
+    exclude: tuple[str, ...] = ()          # programs whose rows are not lent (leave-one-out evaluations)
+    max_distance: float = TRANSFER_DISTANCE
+    weights: Weights = field(default_factory=Weights)
+
+    def __post_init__(self) -> None:
+        self.records = [r for r in self.records if r.target == self.target and r.program not in self.exclude]
+        if self.mode == "transfer":
+            self.records = [r for r in self.records if r.features_version == FEATURES_VERSION]
+            self._embeddings = [embed(r.features, r.machine_features) for r in self.records]
+            self._machine = machine_features() if self.records else {}
+            self._scale = Scale.over(self._embeddings)
+
+    def lend(self, ident: str, features: Callable[[], ScopFeatures],
+             rules: Rules) -> tuple[tuple[Step, ...] | None, str]:
+        """The steps for SCoP ``ident`` (None: its own rules), and why; ``features`` and ``rules``
+        are asked only when needed."""
+        if not self.records:
+            return None, "no tuned loop nest in the recipe database"
+        if self.mode == "tuned":
+            return self._own(ident)
+        f = features()
+        near = nearest(embed(f.values, self._machine), self._embeddings, 1, self.weights, self._scale)[0]
+        source = self.records[near.index]
+        if near.distance > self.max_distance:
+            return None, f"nearest tuned nest {source.program} {source.scop} too far ({near.distance:.2f})"
+        mapped = map_recipe(source.steps(), source.statements, f.statements, rules)
+        return mapped.steps, f"recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
+
+    def _own(self, ident: str) -> tuple[tuple[Step, ...] | None, str]:
+        here = machine_fingerprint()
+        own = sorted((r for r in self.records if r.scop == ident), key=lambda r: (r.machine == here, r.updated))
+        if not own:
+            return None, "not tuned"
+        row = own[-1]
+        return row.steps(), f"tuned recipe of {row.program} ({row.speedup or 1:.2f}x when tuned)"
