@@ -131,19 +131,12 @@ def features(source: str | Path, cpp_args: Sequence[str] = (), cc: str = "cc", p
     ``profile``: an ``s2s.perf.profile.ProfileResult`` of the same file: measured fields, and the
     parameter values its counting run recorded. ``params``: parameter values to evaluate sizes at.
     """
-    from frontends.c import lift_c_file
-    from frontends.c.preprocess import preprocess
     from s2s.perf.footprint import models_by_node, region_model
     from s2s.perf.instrument import find_regions
-    from s2s.perf.opcount import TypeEnv, typedefs_of
+    from s2s.perf.opcount import TypeEnv, lift_with_typedefs
 
     source = str(source)
-    text = Path(source).read_text(errors="surrogateescape")
-    unit, _ = lift_c_file(source, list(cpp_args), cc, text=text)
-    try:
-        typedefs = typedefs_of(preprocess(source, list(cpp_args), cc))
-    except Exception:
-        typedefs = {}
+    unit, text, typedefs = lift_with_typedefs(source, cpp_args, cc)
     scops = models_by_node(unit, typedefs)
     regions = find_regions(unit, text, "original")
     measured = {}
@@ -187,18 +180,11 @@ def scop_features(source: str | Path, cpp_args: Sequence[str] = (), cc: str = "c
     """Feature vectors of the SCoPs of ``source``, as ``features`` computes them for a loop nest,
     over all the top-level nests a SCoP spans; ``profile`` and ``params`` as there (a profile's
     nests are merged over those the SCoP covers)."""
-    from frontends.c import lift_c_file
-    from frontends.c.preprocess import preprocess
     from s2s.analysis import find_scops, numbered_scop_ids
-    from s2s.perf.opcount import TypeEnv, typedefs_of
+    from s2s.perf.opcount import TypeEnv, lift_with_typedefs
 
     source = str(source)
-    text = Path(source).read_text(errors="surrogateescape")
-    unit, _ = lift_c_file(source, list(cpp_args), cc, text=text)
-    try:
-        typedefs = typedefs_of(preprocess(source, list(cpp_args), cc))
-    except Exception:
-        typedefs = {}
+    unit, _, typedefs = lift_with_typedefs(source, cpp_args, cc)
     measured = profile.variant("original").nests if profile is not None and profile.variant("original") else []
     share_total = sum(n.time_s or 0.0 for n in measured)
     out = []

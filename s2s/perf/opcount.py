@@ -125,6 +125,23 @@ def element_bytes(t: ScalarType | None) -> int | None:
 _TYPEDEF = re.compile(r"\btypedef\s+([A-Za-z_][\w\s]*?)\s+([A-Za-z_]\w*)\s*;")
 
 
+def lift_with_typedefs(source: str, cpp_args, cc: str = "cc"):
+    """``source`` lifted (a ``TranslationUnit``), its text, and its plain scalar typedefs (none
+    when its preprocessed text cannot be read for them)."""
+    from pathlib import Path
+
+    from frontends.c import lift_c_file
+    from frontends.c.preprocess import preprocess
+
+    text = Path(source).read_text(errors="surrogateescape")
+    unit, _ = lift_c_file(source, list(cpp_args), cc, text=text)
+    try:
+        typedefs = typedefs_of(preprocess(source, list(cpp_args), cc))
+    except Exception:
+        typedefs = {}
+    return unit, text, typedefs
+
+
 def typedefs_of(preprocessed: str) -> dict[str, ScalarType]:
     """Plain scalar typedefs of a preprocessed file (``typedef double real;``), resolved through
     chains; what the IR keeps as kind OTHER."""

@@ -37,19 +37,12 @@ def static_counts(source: str | Path, cpp_args: Sequence[str] = (), cc: str = "c
                   values: dict[str, int] | None = None) -> StaticCounts:
     """Counts of the top-level loop nests of the functions selected by ``function`` (a name, a
     predicate, or None for all) of ``source``, at parameter ``values``."""
-    from frontends.c import lift_c_file
-    from frontends.c.preprocess import preprocess
     from s2s.perf.footprint import RegionModel, count, footprint, models_by_node, region_model
     from s2s.perf.instrument import find_regions
-    from s2s.perf.opcount import TypeEnv, block_cost, typedefs_of
+    from s2s.perf.opcount import TypeEnv, block_cost, lift_with_typedefs
 
     source = str(source)
-    text = Path(source).read_text(errors="surrogateescape")
-    unit, _ = lift_c_file(source, list(cpp_args), cc, text=text)
-    try:
-        typedefs = typedefs_of(preprocess(source, list(cpp_args), cc))
-    except Exception:
-        typedefs = {}
+    unit, text, typedefs = lift_with_typedefs(source, cpp_args, cc)
     if isinstance(function, str):
         name = function
         function = lambda f: f == name  # noqa: E731
