@@ -17,7 +17,7 @@ from pathlib import Path
 from s2s.tuning.database import RecipeDB
 from s2s.tuning.recipe import RecipeBook
 from s2s.tuning.transfer_tuner import Lent, nest_features, record, transfer_tune
-from s2s.tuning.tuner import Program, TuneResult, _measure, autotune as _autotune, default_recipes
+from s2s.tuning.tuner import Program, TuneResult, autotune as _autotune, build_and_run, default_recipes
 
 
 def program_of(program: str | Path | Program, openmp: bool = False, time_from_output: bool = False) -> Program:
@@ -56,7 +56,7 @@ def measure(program: str | Path | Program, recipes: str | Path | RecipeBook | No
     p = program_of(program, openmp, time_from_output)
     book = RecipeBook.load(recipes) if isinstance(recipes, (str, Path)) else recipes or default_recipes(p)
     with tempfile.TemporaryDirectory(prefix="s2s-measure-") as work:
-        output, times, _ = _measure(p, book, Path(work) / "measured", repeat, timeout=None)
+        output, times, _ = build_and_run(p, book, Path(work) / "measured", repeat, timeout=None)
     if isinstance(output, str):
         raise RuntimeError(f"{p.sources[0]}: {output}")
     return statistics.median(times)

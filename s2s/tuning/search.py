@@ -1,6 +1,8 @@
-"""Neighbours of a recipe: one knob of one SCoP's steps changed, the moves of the autotuner's
-local search (``s2s.tuning.tuner``). Every move yields steps that replay checks like any other: a move
-that does not fit the SCoP is refused there, never followed into wrong code."""
+"""Neighbours of a recipe: one knob of one SCoP's steps changed (tile sizes, unroll-and-jam
+copies, fusion, the kernels' panels; a wavefront, the threads or the kernels switched), the moves
+of the autotuner's local search (``s2s.tuning.tuner``). Every move yields steps that replay checks
+like any other: a move that does not fit the SCoP is refused there, never followed into wrong
+code."""
 from __future__ import annotations
 
 import random
@@ -63,8 +65,12 @@ def _kinds(step: Step) -> list[str]:
         return ["jam"]
     if step.kind == "fuse":
         return ["fuse"]
+    if step.kind == "wavefront":
+        return ["switch"]
+    if step.kind == "parallelize" and values.get("enabled"):
+        return ["switch"]                     # (off only: a target without threads refuses them)
     if step.kind == "matmul-kernel" and values.get("blocking"):
-        return ["depth", "panel"]
+        return ["depth", "panel", "switch"]
     return []
 
 
@@ -82,6 +88,9 @@ def _members(recipe: ScopRecipe, target: str) -> int:
 
 def _changed(step: Step, kind: str, rng: random.Random, members: int) -> tuple[Step, str]:
     values = step.values
+    if kind == "switch":
+        enabled = not values.get("enabled")
+        return Step.of(step.kind, step.target, enabled=enabled), f"{step.kind} {'on' if enabled else 'off'}"
     if kind == "fuse":
         policy = rng.choice([f for f in FUSIONS if f != values.get("policy")])
         return Step.of("fuse", step.target, policy=policy), f"fuse {policy}"

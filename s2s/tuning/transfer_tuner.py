@@ -12,6 +12,7 @@ found, with the features and statements transfer needs, in the database.
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 import time
 from dataclasses import dataclass
@@ -19,13 +20,13 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from s2s.perf.features import FEATURES_VERSION, ScopFeatures, scop_features
-from s2s.transforms.decisions import Step
+from s2s.transforms.decisions import RECORDED_KINDS, Step
 from s2s.tuning.database import NestRecord, RecipeDB
 from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
 from s2s.tuning.mapping import map_recipe
 from s2s.tuning.recipe import RecipeBook, ScopRecipe, machine_fingerprint
 from s2s.tuning.search import tunable
-from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _key, _steps_taken, baseline,
+from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _steps_taken, baseline,
                               default_recipes)
 
 
@@ -106,16 +107,16 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
         f = features.get(recipe.scop)
         if f is None or not candidates:
             continue
-        tried = {_key(best)}
+        tried = {_decisions(next(r.steps for r in best.recipes if r.scop == recipe.scop))}
         for near in nearest(queries[recipe.scop], embeddings, topk, weights, scale):
             source = candidates[near.index]
             mapped = map_recipe(source.steps(), source.statements, f.statements,
                                 lambda frame: _rules_under(program, best, recipe.scop, frame, work))
             book = _with_steps(best, recipe.scop, mapped.steps)
-            if _key(book) in tried:
+            if _decisions(mapped.steps) in tried:
                 lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, 0))
                 continue
-            tried.add(_key(book))
+            tried.add(_decisions(mapped.steps))
             n = len(evaluations) + 1
             change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
             ev = _evaluate(program, book, work / f"candidate{n}", base, repeat, n, change, best_time, min_gain)
@@ -135,6 +136,18 @@ def _rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple[Ste
     _with_steps(book, scop, frame).save(path)
     taken = next((r for r in _steps_taken(program, path) if r.scop == scop), None)
     return taken.steps if taken else ()
+
+
+def _decisions(steps: Sequence[Step]) -> tuple:
+    """What ``steps`` ask, without what they only record (the schedule's rows, a jam's lag): two
+    recipes that ask the same are one candidate."""
+    out = []
+    for s in steps:
+        if s.kind in RECORDED_KINDS:
+            continue
+        values = {k: v for k, v in s.values.items() if not (s.kind == "unroll-and-jam" and k == "lag")}
+        out.append((s.kind, s.target, json.dumps(values, sort_keys=True)))
+    return tuple(out)
 
 
 def _with_steps(book: RecipeBook, scop: str, steps: tuple[Step, ...]) -> RecipeBook:

@@ -90,7 +90,7 @@ class Baseline:
 
 def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: float = 1.5) -> Baseline:
     default = default_recipes(program)
-    reference, times, walls = _measure(program, default, work / "default", repeat, timeout=None)
+    reference, times, walls = build_and_run(program, default, work / "default", repeat, timeout=None)
     if isinstance(reference, str):
         raise RuntimeError(f"the default build does not run: {reference}")
     noise = statistics.median(times) / min(times) - 1 if min(times) > 0 else 0.0
@@ -101,7 +101,7 @@ def _evaluate(program: Program, book: RecipeBook, stem: Path, base: Baseline, re
               change: str, best_time: float, min_gain: float) -> Evaluation:
     """One candidate built, run, checked against the default's output and timed; ``kept`` when
     it beats ``best_time`` by ``min_gain`` and by more than the default's own spread."""
-    output, times, _ = _measure(program, book, stem, repeat, base.timeout)
+    output, times, _ = build_and_run(program, book, stem, repeat, base.timeout)
     if isinstance(output, str):
         return Evaluation(number, change, output.split(":")[0], detail=output)
     if output != base.output:
@@ -187,7 +187,7 @@ def _as_taken(program: Program, recipes: Path, book: RecipeBook) -> RecipeBook:
     return RecipeBook(book.provenance, _steps_taken(program, recipes))
 
 
-def _measure(program: Program, book: RecipeBook, stem: Path, repeat: int,
+def build_and_run(program: Program, book: RecipeBook, stem: Path, repeat: int,
              timeout: float | None) -> tuple[str | tuple[str, str], list[float], list[float]]:
     """(stdout and stderr of the program, its times, its wall times), or (why it did not run, [], [])."""
     recipes, exe = stem.with_suffix(".json"), stem.with_suffix(".exe")
