@@ -508,7 +508,7 @@ def _run_tune(ns: argparse.Namespace) -> int:
         _plot_tuning(result, ns.plot)
     print(f"default {result.default_seconds:.4f} s (spread {100 * result.noise:.1f}%), best {result.best_seconds:.4f} s: "
           f"{result.speedup:.2f}x after {len(result.evaluations)} evaluations in {result.wall_seconds:.0f} s; "
-          f"recipes: {ns.output}")
+          f"recipes: {ns.output}{'' if result.confirmed else ' (a gain found was not confirmed beside the default)'}")
     return 0
 
 

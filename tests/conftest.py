@@ -4,6 +4,9 @@ The optimizer keeps the user's loops where a SCoP does too little work for optim
 pay for itself (``s2s.transforms.work_guard``): at MINI sizes and in the small programs of the
 tests that would be every SCoP. Tests are about what the optimizer makes of a loop nest, so they
 run without those thresholds; ``tests/test_work_guard.py`` sets them where it tests them.
+
+``s2s tune`` stores what it finds in the recipe database: in tests, one of the test's own, never
+the user's.
 """
 import pytest
 
@@ -12,3 +15,8 @@ import pytest
 def _no_work_thresholds(monkeypatch):
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
                                               "parallel_start=0,parallel_wake=0,parallel_wavefront=0")
+
+
+@pytest.fixture(autouse=True)
+def _own_recipe_database(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2S_RECIPE_DB", str(tmp_path / "recipes.sqlite"))

@@ -109,6 +109,27 @@ def test_a_candidate_with_another_output_is_discarded(program, tmp_path, monkeyp
     assert json.loads(result.best.to_json())["recipes"] == json.loads(book.to_json())["recipes"]
 
 
+def test_a_gain_not_confirmed_beside_the_default_is_dropped(program, tmp_path, monkeypatch):
+    # a candidate measured (falsely) ten times faster is kept in the search; timed again beside
+    # the default, interleaved, it is no faster, and the default stands
+    real = tuner._evaluate
+
+    def lucky(*args, **kwargs):
+        ev = real(*args, **kwargs)
+        return ev if ev.status != "ok" else tuner.Evaluation(ev.number, ev.change, "ok", ev.seconds / 10, True)
+
+    monkeypatch.setattr(tuner, "_evaluate", lucky)
+    monkeypatch.setattr(tuner, "neighbour", lambda best, rng, functions=(): _jam_eight(best, _band(best)))
+    result = autotune(program, budget=1, repeat=1, workdir=tmp_path / "work", min_gain=0.5)
+    assert [ev.kept for ev in result.evaluations] == [True]
+    assert not result.confirmed and result.speedup == 1.0
+    assert json.loads(result.best.to_json())["recipes"] == json.loads(default_recipes(program).to_json())["recipes"]
+
+
+def _band(book: RecipeBook) -> str:
+    return next(s.target for s in tunable(book)[0].steps if s.kind == "unroll-and-jam")
+
+
 def scops_of(book: RecipeBook, function: str) -> str:
     return next(r.scop for r in book.recipes if r.function == function)
 

@@ -27,7 +27,7 @@ from s2s.tuning.mapping import map_recipe
 from s2s.tuning.recipe import RecipeBook, ScopRecipe, machine_fingerprint
 from s2s.tuning.search import tunable
 from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _steps_taken, baseline,
-                              default_recipes)
+                              confirmed, default_recipes)
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,8 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
             lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, n))
             if progress:
                 progress(ev, base.seconds / best_time)
-    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations, time.monotonic() - started)
-    return result, lent
+    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations)
+    return confirmed(program, base, result, repeat, min_gain, work, started), lent
 
 
 def _rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple[Step, ...], work: Path) -> tuple:
