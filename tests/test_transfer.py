@@ -218,3 +218,15 @@ def test_s2s_tune_transfer_needs_tuned_nests(programs, tmp_path, capsys):
     code = main(["tune", sharpen, "--transfer", "--db", str(tmp_path / "empty.sqlite"), "--time-from-output",
                  "--repeat", "1", "-o", str(tmp_path / "out.json")])
     assert code == 1 and "no tuned loop nest" in capsys.readouterr().err
+
+
+def test_transfer_study_summarizes_tuned_against_transferred():
+    from polybench.transfer_study import Row, summary
+
+    rows = [Row("gemm", 1.0, 0.8, 0.8, 20, 300.0, 2, 30.0, "polybench/2mm"),
+            Row("atax", 1.0, 0.9, 1.2, 20, 200.0, 3, 40.0, "polybench/bicg"),
+            Row("mine.c", 1.0, None, 1.0, 0, 0.0, 1, 10.0)]
+    text = "\n".join(summary(rows))
+    assert "gemm" in text and "1.25x" in text and "20/2" in text
+    assert "geomean over 2 kernels" in text                  # only where both were measured
+    assert "below 0.95x of the rules': atax" in text
