@@ -230,3 +230,29 @@ def test_transfer_study_summarizes_tuned_against_transferred():
     assert "gemm" in text and "1.25x" in text and "20/2" in text
     assert "geomean over 2 kernels" in text                  # only where both were measured
     assert "below 0.95x of the rules': atax" in text
+
+
+def test_python_api_measures_and_transfers(programs, tmp_path):
+    from s2s import tuning
+
+    blur = programs[0]
+    assert tuning.measure(blur, repeat=1) > 0
+    result, lent = tuning.transfer(blur, db=tmp_path / "empty.sqlite", repeat=1)   # nothing to lend
+    assert lent == [] and result.evaluations == [] and result.speedup == 1.0
+
+
+def test_a_failure_to_lend_leaves_the_rules_decisions(programs, monkeypatch):
+    from s2s.tuning.lender import Lender as L
+
+    blur = programs[0]
+    with RecipeDB() as db:
+        db.add(_row(blur, (Step.of("fuse", "scop", policy="smart"),)))
+
+    def broken(self, ident, features, rules):
+        raise ValueError("no such thing")
+
+    monkeypatch.setattr(L, "lend", broken)
+    ruled = optimize_c_file(blur.sources[0], [], PipelineOptions(report=True))
+    lent = optimize_c_file(blur.sources[0], [], PipelineOptions(report=True, tune="transfer"))
+    assert lent.source == ruled.source
+    assert any("no recipe lent (ValueError: no such thing)" in line for line in lent.full_report)

@@ -175,8 +175,11 @@ def _lent(lender, scop, ident: str, opts, report: list[str], path: str):
     from s2s.perf.opcount import TypeEnv
     from s2s.transforms import choose_schedule
 
-    steps, why = lender.lend(ident, lambda: features_of_scop(scop, ident, TypeEnv(scop.sdfg)),
-                             lambda frame: choose_schedule(scop, dc.replace(opts, steps=frame)).steps)
+    try:
+        steps, why = lender.lend(ident, lambda: features_of_scop(scop, ident, TypeEnv(scop.sdfg)),
+                                 lambda frame: choose_schedule(scop, dc.replace(opts, steps=frame)).steps)
+    except Exception as exc:  # (lending is an extra: its failure leaves the rules' decisions, not the user's loops)
+        steps, why = None, f"no recipe lent ({type(exc).__name__}: {exc})"
     report.append(f"{path}:{scop.first_line}: {scop.sdfg.name}: SCoP {ident}: {'takes the ' if steps else ''}{why}")
     return steps
 
