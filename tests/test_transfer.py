@@ -3,6 +3,7 @@ recipes mapped onto other SCoPs by structure, and the whole path (tuned nests st
 similar program, checked and timed; lent at build time by s2s-cc). No test asserts a time."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -173,7 +174,8 @@ def test_a_build_takes_the_nearest_recipe_only_when_it_is_near(programs, tmp_pat
     assert "blur" in why and ("tile", "band0:S0", '{"sizes": [8, 128]}') in [(s.kind, s.target, s.params) for s in lent]
     none, why = Lender(rows, "c", max_distance=-1.0).lend(features.scop, lambda: features, rules)
     assert none is None and "too far" in why
-    for lender in (Lender(rows, "openmp"), Lender(rows, "c", exclude=("blur",))):
+    flat = [dataclasses.replace(rows[0], tuned_seconds=rows[0].default_seconds)]   # tuning found nothing
+    for lender in (Lender(rows, "openmp"), Lender(rows, "c", exclude=("blur",)), Lender(flat, "c", max_distance=9)):
         none, why = lender.lend(features.scop, lambda: features, rules)
         assert none is None and "no tuned loop nest" in why
     # tuned: a SCoP's own row, replayed as it is; another SCoP's is not its own

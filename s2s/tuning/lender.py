@@ -3,8 +3,9 @@ there is no program to run and nothing is measured.
 
 ``tuned``: a SCoP tuned before (a row with its own id, for this target) replays its tuned recipe,
 this machine's row first, the latest first. ``transfer``: a SCoP takes the mapped recipe of its
-nearest tuned nest (``embedding``, ``mapping``), only when that one is within ``max_distance``
-(unmeasured, a far neighbour's recipe is a guess). Otherwise the rules decide.
+nearest tuned nest that gained by tuning (``min_gain``: a neighbour whose tuned recipe is its
+rules' carries no finding, only its own rules' parameters, a guess), and only when that one is
+within ``max_distance``. Otherwise the rules decide.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from s2s.tuning.recipe import machine_fingerprint
 
 TUNE_MODES = ("off", "tuned", "transfer")
 TRANSFER_DISTANCE = 0.5   # the farthest a tuned nest may be for a build to take its recipe unmeasured
+LENT_GAIN = 1.05          # the least speedup over its rules' a tuned nest must have had to lend its recipe
 
 Rules = Callable[[tuple[Step, ...]], tuple[Step, ...]]
 
@@ -31,12 +33,14 @@ class Lender:
     mode: str = "transfer"
     exclude: tuple[str, ...] = ()          # programs whose rows are not lent (leave-one-out evaluations)
     max_distance: float = TRANSFER_DISTANCE
+    min_gain: float = LENT_GAIN
     weights: Weights = field(default_factory=Weights)
 
     def __post_init__(self) -> None:
         self.records = [r for r in self.records if r.target == self.target and r.program not in self.exclude]
         if self.mode == "transfer":
-            self.records = [r for r in self.records if r.features_version == FEATURES_VERSION]
+            self.records = [r for r in self.records if r.features_version == FEATURES_VERSION
+                            and (r.speedup or 0.0) >= self.min_gain]
             self._embeddings = [embed(r.features, r.machine_features) for r in self.records]
             self._machine = machine_features() if self.records else {}
             self._scale = Scale.over(self._embeddings)
@@ -46,7 +50,8 @@ class Lender:
         """The steps for SCoP ``ident`` (None: its own rules), and why; ``features`` and ``rules``
         are asked only when needed."""
         if not self.records:
-            return None, "no tuned loop nest in the recipe database"
+            return None, ("no tuned loop nest in the recipe database" if self.mode == "tuned" else
+                          f"no tuned loop nest in the recipe database that gained {self.min_gain:.2f}x")
         if self.mode == "tuned":
             return self._own(ident)
         f = features()
