@@ -22,9 +22,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from s2s.tuning import RecipeBook, RecipeDB, ScopRecipe
+from s2s.tuning import RecipeBook, RecipeDB
 from s2s.tuning.transfer_tuner import transfer_tune
-from s2s.tuning.tuner import Program, build, default_recipes, polybench_program, run_built
+from s2s.tuning.tuner import Program, build, polybench_program, run_built
 
 
 @dataclass
@@ -49,12 +49,11 @@ class Row:
         return self.default_s / self.transfer_s if self.default_s and self.transfer_s else None
 
 
-def tuned_book(program: Program, rows) -> RecipeBook:
-    """The rules' recipes of ``program`` with the database's tuned ones where it has them."""
-    default = default_recipes(program)
-    tuned = {r.scop: r.steps() for r in rows}
-    return RecipeBook(default.provenance, [ScopRecipe(r.scop, r.function, r.line, tuned.get(r.scop, r.steps))
-                                           for r in default.recipes])
+def tuned_book(default: RecipeBook, rows) -> RecipeBook:
+    """The rules' recipes ``default`` with the database's tuned ones where it has them."""
+    for row in rows:
+        default = default.with_steps(row.scop, row.steps())
+    return default
 
 
 def side_by_side(program: Program, books: dict[str, RecipeBook | None], repeat: int,
@@ -67,7 +66,7 @@ def side_by_side(program: Program, books: dict[str, RecipeBook | None], repeat: 
     same: dict[str, str] = {}
     for name, book in books.items():
         if book is not None:
-            same[name] = next(other for other, b in books.items() if b is not None and _steps(b) == _steps(book))
+            same[name] = next(other for other, b in books.items() if b is not None and b.key() == book.key())
     exes = {name: build(program, books[name], work / f"side-{name}") for name in books if same.get(name) == name}
     times: dict[str, list[float]] = {name: [] for name in books}
     outputs: dict[str, object] = {}
@@ -83,9 +82,6 @@ def side_by_side(program: Program, books: dict[str, RecipeBook | None], repeat: 
     medians = {name: statistics.median(t) if t and outputs.get(name) == first else None for name, t in times.items()}
     return {name: medians.get(same[name]) if name in same else None for name in books}
 
-
-def _steps(book: RecipeBook) -> list:
-    return sorted((r.scop, r.steps) for r in book.recipes)
 
 
 def study(db_path: str | None, dataset: str, kernels: list[str], programs: list[str], topk: int, repeat: int,
@@ -111,7 +107,7 @@ def study(db_path: str | None, dataset: str, kernels: list[str], programs: list[
             continue
         row.transfer_evaluations, row.transfer_wall_s = len(result.evaluations), result.wall_seconds
         row.lent_by = ",".join(sorted({item.program for item in lent}))
-        books = {"default": default_recipes(program), "tuned": tuned_book(program, own) if own else None,
+        books = {"default": result.default, "tuned": tuned_book(result.default, own) if own else None,
                  "transfer": result.best}
         timed = side_by_side(program, books, repeat, work / name)
         row.default_s, row.tuned_s, row.transfer_s = timed["default"], timed["tuned"], timed["transfer"]

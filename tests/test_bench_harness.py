@@ -1059,7 +1059,7 @@ def test_tuned_and_transfer_configurations_read_the_recipe_database(tmp_path, ca
              if f.function == "kernel_atax")
     steps = next(r.steps for r in default_recipes(polybench_program("atax", "MINI", openmp=True)).recipes
                  if r.scop == f.scop)
-    recipe = [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
+    recipe = [s.as_dict() for s in steps]
     db = tmp_path / "recipes.sqlite"
     with RecipeDB(db) as rows:
         rows.add(NestRecord(scop=f.scop, function=f.function, program="polybench/atax", target="openmp",

@@ -190,10 +190,10 @@ def _row(program, steps):
     from s2s.tuning.embedding import machine_features
 
     f = next(f for f in scop_features(program.sources[0]) if f.function == "smooth")
-    as_dicts = [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
+    as_dicts = [s.as_dict() for s in steps]
     return NestRecord(scop=f.scop, function=f.function, program="blur", target="c", machine=machine_fingerprint(),
                       params={}, dataset="", features_version=FEATURES_VERSION,
-                      features={k: (None if v != v else v) for k, v in f.values.items()}, statements=f.statements,
+                      features=f.values, statements=f.statements,
                       machine_features=machine_features(), recipe=as_dicts, default_recipe=as_dicts,
                       default_seconds=1.0, tuned_seconds=0.5)
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from s2s.analysis.scop import Scop
 from s2s.ir.library import Blocking
@@ -63,14 +63,32 @@ class Step:
     def values(self) -> dict[str, Any]:
         return json.loads(self.params)
 
+    def as_dict(self) -> dict[str, Any]:
+        """``{kind, target, params}``: as recipe files and the database write a step."""
+        return {"kind": self.kind, "target": self.target, "params": self.values}
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "Step":
+        return Step.of(data["kind"], str(data.get("target", "scop")), **dict(data.get("params") or {}))
+
+    @staticmethod
+    def sequential(steps: "Sequence[Step]") -> "Step":
+        """A ``sequential`` step holding ``steps``."""
+        return Step.of("sequential", "scop", steps=[s.as_dict() for s in steps])
+
+    def nested(self) -> tuple["Step", ...]:
+        """The steps a ``sequential`` step holds."""
+        nested = self.values.get("steps")
+        return tuple(Step.from_dict(d) for d in nested if isinstance(d, dict) and "kind" in d) if isinstance(
+            nested, list) else ()
+
     def __str__(self) -> str:
         values = self.values
         shown = ", ".join(f"{k}={_short(v)}" for k, v in values.items() if k not in ("rows", "steps"))
         if isinstance(values.get("rows"), list):
             shown = ", ".join(filter(None, [f"{len(values['rows'])} rows", shown]))
         if self.kind == "sequential":
-            return "sequential(" + "; ".join(str(Step.of(s["kind"], s["target"], **s["params"]))
-                                             for s in values.get("steps", [])) + ")"
+            return "sequential(" + "; ".join(map(str, self.nested())) + ")"
         return f"{self.kind}({self.target}{': ' + shown if shown else ''})"
 
 
@@ -109,6 +127,17 @@ def parse_band_target(target: str) -> tuple[int, frozenset[int]] | None:
         return None
 
 
+def band_loops(steps: Sequence[Step], target: str) -> int:
+    """How many loops band ``target`` has, counted on the ``schedule`` step's rows among
+    ``steps`` (0: unknown)."""
+    band = parse_band_target(target)
+    schedule = next((s for s in steps if s.kind == "schedule"), None)
+    if band is None or schedule is None:
+        return 0
+    return sum(1 for r in schedule.values.get("rows", []) if r.get("kind") == "hyperplane"
+               and r.get("band") == band[0] and any(any(r.get(f"S{k}", [0])[:-1]) for k in band[1]))
+
+
 def describe(steps: tuple[Step, ...]) -> str:
     """The steps as one line for ``--s2s-report``."""
     return "; ".join(map(str, steps))
@@ -117,6 +146,23 @@ def describe(steps: tuple[Step, ...]) -> str:
 BandKey = tuple[int, frozenset[int]]   # (band, statements by index): a band as TreeOptions.band_plans names it
 BAND_KINDS = ("tile", "unroll-and-jam", "wavefront")
 RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
+RECORDED_PARAMS = {"unroll-and-jam": ("lag",)}                 # recorded, never read back
+
+
+def asked(steps: Sequence[Step]) -> tuple[tuple[str, str, str], ...]:
+    """What ``steps`` ask, without what they only record: two recipes that ask the same give the
+    same code."""
+    out = []
+    for s in steps:
+        if s.kind in RECORDED_KINDS:
+            continue
+        if s.kind == "sequential":
+            out.append((s.kind, s.target, repr(asked(s.nested()))))
+            continue
+        dropped = RECORDED_PARAMS.get(s.kind, ())
+        values = {k: v for k, v in s.values.items() if k not in dropped}
+        out.append((s.kind, s.target, json.dumps(values, sort_keys=True)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -171,10 +217,8 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
             why = _band_step(step, plans)
         elif step.kind == "sequential":
             inner: dict[BandKey, BandPlan] = {}
-            nested = values.get("steps") if isinstance(values.get("steps"), list) else []
-            for data in nested:
-                if isinstance(data, dict) and data.get("kind") in BAND_KINDS:
-                    band_step = Step.of(data["kind"], str(data.get("target")), **dict(data.get("params") or {}))
+            for band_step in step.nested():
+                if band_step.kind in BAND_KINDS:
                     if reason := _band_step(band_step, inner):
                         refused.append(Refusal(band_step, reason))
             replay = dataclasses.replace(replay, sequential_plans=tuple(inner.items()))

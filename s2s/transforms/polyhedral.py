@@ -130,8 +130,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
             steps += (Step.of("matmul-kernel", "scop", enabled=False),)
         steps += choice.steps
         if choice.sequential_steps:
-            steps += (Step.of("sequential", "scop", steps=[
-                {"kind": s.kind, "target": s.target, "params": s.values} for s in choice.sequential_steps]),)
+            steps += (Step.sequential(choice.sequential_steps),)
     if refused:
         note = choice.note + "; recipe: " + "; ".join(map(str, refused))
         choice = dataclasses.replace(choice, note=note)

@@ -91,11 +91,11 @@ def now() -> str:
 
 def recipe_json(steps: Iterable[Step]) -> list[dict[str, Any]]:
     """Steps as recipe.py writes them: ``{"kind", "target", "params"}`` each."""
-    return [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
+    return [s.as_dict() for s in steps]
 
 
 def recipe_steps(recipe: Iterable[dict[str, Any]]) -> tuple[Step, ...]:
-    return tuple(Step.of(s["kind"], s.get("target", "scop"), **s.get("params", {})) for s in recipe)
+    return tuple(Step.from_dict(s) for s in recipe)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from s2s.transforms.decisions import BAND_KINDS, RECORDED_KINDS, Step, parse_band_target
+from s2s.transforms.decisions import BAND_KINDS, RECORDED_KINDS, Step, band_loops, parse_band_target
 
 # what a statement's fields weigh in its match (loop depth and updates in place decide most)
 STATEMENT_WEIGHTS = {"depth": 2.0, "reads": 1.0, "writes": 1.0, "flops": 0.5, "in_place": 2.0, "write_rank": 1.0,
@@ -81,11 +81,7 @@ def map_recipe(source_steps: Sequence[Step], source_statements: Sequence[dict], 
     out = []
     for s in steps:
         if s.kind == "sequential" and source_seq is not None:
-            inner = [Step.of(d["kind"], d["target"], **d["params"]) for d in s.values.get("steps", [])]
-            wanted = [Step.of(d["kind"], d["target"], **d["params"]) for d in source_seq.values.get("steps", [])]
-            laid = _laid_over(inner, wanted, matches, own, notes)
-            s = Step.of("sequential", "scop", steps=[{"kind": x.kind, "target": x.target, "params": x.values}
-                                                      for x in laid])
+            s = Step.sequential(_laid_over(list(s.nested()), list(source_seq.nested()), matches, own, notes))
         elif s.kind == "matmul-kernel" and isinstance(s.values.get("blocking"), dict):
             s = _blockings_laid_over(s, source_steps, matches)
         out.append(s)
@@ -137,12 +133,7 @@ def _members(target: str, own: Sequence[Step], schedule_of: Sequence[Step]) -> i
     tile = next((s for s in own if s.kind == "tile" and s.target == target), None)
     if tile is not None and tile.values.get("sizes"):
         return len(tile.values["sizes"])
-    band = parse_band_target(target)
-    schedule = next((s for s in schedule_of if s.kind == "schedule"), None)
-    if band is None or schedule is None:
-        return 0
-    return sum(1 for r in schedule.values.get("rows", []) if r.get("kind") == "hyperplane"
-               and r.get("band") == band[0] and any(any(r.get(f"S{k}", [0])[:-1]) for k in band[1]))
+    return band_loops(schedule_of, target)
 
 
 def _sizes(sizes: list[int], members: int) -> list[int]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from s2s import __version__
 from s2s.errors import S2SError
-from s2s.transforms.decisions import STEP_KINDS, Step
+from s2s.transforms.decisions import STEP_KINDS, Step, asked
 
 SCHEMA_VERSION = 1
 
@@ -79,11 +79,20 @@ class RecipeBook:
     def steps_for(self, scop: str) -> tuple[Step, ...] | None:
         return next((r.steps for r in self.recipes if r.scop == scop), None)
 
+    def with_steps(self, scop: str, steps: tuple[Step, ...]) -> "RecipeBook":
+        """This book with SCoP ``scop``'s steps replaced."""
+        return RecipeBook(self.provenance, [ScopRecipe(r.scop, r.function, r.line, tuple(steps)) if r.scop == scop
+                                            else r for r in self.recipes])
+
+    def key(self) -> tuple:
+        """What the book asks, SCoP by SCoP (``decisions.asked``): books of one key give the same code."""
+        return tuple(sorted((r.scop, asked(r.steps)) for r in self.recipes))
+
     def to_json(self) -> str:
         data = {"schema": SCHEMA_VERSION,
                 "provenance": {**self.provenance.__dict__, "flags": list(self.provenance.flags)},
                 "recipes": [{"scop": r.scop, "function": r.function, "line": r.line,
-                             "steps": [{"kind": s.kind, "target": s.target, "params": s.values} for s in r.steps]}
+                             "steps": [s.as_dict() for s in r.steps]}
                             for r in self.recipes]}
         return json.dumps(data, indent=1) + "\n"
 

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 
 from s2s.ir.library import Blocking
-from s2s.transforms.decisions import Step, parse_band_target
+from s2s.transforms.decisions import Step, band_loops
 from s2s.tuning.recipe import RecipeBook, ScopRecipe
 
 JAM_FACTORS = (0, 2, 4, 8)
@@ -41,20 +41,18 @@ def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] =
     if recipe.steps[0].kind == "keep-original":
         # (past the rules' gain checks: the steps of that schedule come with its measurement)
         steps = (Step.of("profitability", "scop", enabled=False),)
-        recipes = [ScopRecipe(r.scop, r.function, r.line, steps) if r is recipe else r for r in book.recipes]
         return Move(recipe.scop, f"{recipe.function}: optimized without the gain checks",
-                    RecipeBook(book.provenance, recipes))
+                    book.with_steps(recipe.scop, steps))
     moves = [(k, kind) for k, s in enumerate(recipe.steps) for kind in _kinds(s)]
     if not moves:
         return None
     k, kind = rng.choice(moves)
     step = recipe.steps[k]
-    changed, what = _changed(step, kind, rng, _members(recipe, step.target))
+    changed, what = _changed(step, kind, rng, band_loops(recipe.steps, step.target) or 2)
     if changed == step:
         return None
     steps = recipe.steps[:k] + (changed,) + recipe.steps[k + 1:]
-    recipes = [ScopRecipe(r.scop, r.function, r.line, steps) if r is recipe else r for r in book.recipes]
-    return Move(recipe.scop, f"{recipe.function}: {what}", RecipeBook(book.provenance, recipes))
+    return Move(recipe.scop, f"{recipe.function}: {what}", book.with_steps(recipe.scop, steps))
 
 
 def _kinds(step: Step) -> list[str]:
@@ -72,18 +70,6 @@ def _kinds(step: Step) -> list[str]:
     if step.kind == "matmul-kernel" and values.get("blocking"):
         return ["depth", "panel", "switch"]
     return []
-
-
-def _members(recipe: ScopRecipe, target: str) -> int:
-    """How many loops band ``target`` has, from the recipe's schedule rows (2 where unknown)."""
-    band = parse_band_target(target)
-    schedule = next((s for s in recipe.steps if s.kind == "schedule"), None)
-    if band is None or schedule is None:
-        return 2
-    rows = schedule.values.get("rows", [])
-    count = sum(1 for r in rows if r.get("kind") == "hyperplane" and r.get("band") == band[0] and any(
-        any(r.get(f"S{k}", [0])[:-1]) for k in band[1]))
-    return count or 2
 
 
 def _changed(step: Step, kind: str, rng: random.Random, members: int) -> tuple[Step, str]:

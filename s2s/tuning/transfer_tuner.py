@@ -12,7 +12,6 @@ found, with the features and statements transfer needs, in the database.
 from __future__ import annotations
 
 import dataclasses
-import json
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,11 +19,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from s2s.perf.features import FEATURES_VERSION, ScopFeatures, scop_features
-from s2s.transforms.decisions import RECORDED_KINDS, Step
-from s2s.tuning.database import NestRecord, RecipeDB
+from s2s.transforms.decisions import Step, asked
+from s2s.tuning.database import NestRecord, RecipeDB, recipe_json
 from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
 from s2s.tuning.mapping import map_recipe
-from s2s.tuning.recipe import RecipeBook, ScopRecipe, machine_fingerprint
+from s2s.tuning.recipe import RecipeBook, machine_fingerprint
 from s2s.tuning.search import tunable
 from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _steps_taken, baseline,
                               confirmed, default_recipes)
@@ -67,7 +66,7 @@ def record(db: RecipeDB, program: Program, result: TuneResult, name: str, datase
     with its features: the rows' ids."""
     features = features if features is not None else nest_features(program)
     machine = machine_features()
-    default = {r.scop: r for r in default_recipes(program).recipes}
+    default = {r.scop: r for r in (result.default or default_recipes(program)).recipes}
     provenance = dataclasses.asdict(result.best.provenance)
     ids = []
     for recipe in tunable(result.best, program.functions):
@@ -75,11 +74,11 @@ def record(db: RecipeDB, program: Program, result: TuneResult, name: str, datase
         if f is None:
             continue
         ids.append(db.add(NestRecord(
-            scop=recipe.scop, function=recipe.function, program=name, target=_target(program),
+            scop=recipe.scop, function=recipe.function, program=name, target=program.target,
             machine=machine_fingerprint(), params=dict(f.params), dataset=dataset, features_version=FEATURES_VERSION,
-            features={k: (None if v != v else v) for k, v in f.values.items()}, statements=f.statements,
-            machine_features=machine, recipe=_as_dicts(recipe.steps),
-            default_recipe=_as_dicts(default[recipe.scop].steps if recipe.scop in default else ()),
+            features=f.values, statements=f.statements,
+            machine_features=machine, recipe=recipe_json(recipe.steps),
+            default_recipe=recipe_json(default[recipe.scop].steps if recipe.scop in default else ()),
             default_seconds=result.default_seconds, tuned_seconds=result.best_seconds,
             evaluations=len(result.evaluations), tune_seconds=result.wall_seconds, provenance=provenance)))
     return ids
@@ -96,7 +95,7 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
     base = baseline(program, work, repeat, timeout_factor)
     features = features if features is not None else nest_features(program)
     machine = machine_features()
-    candidates = [r for r in records if r.target == _target(program) and r.features_version == FEATURES_VERSION]
+    candidates = [r for r in records if r.target == program.target and r.features_version == FEATURES_VERSION]
     embeddings = [embed(r.features, r.machine_features) for r in candidates]
     queries = {scop: embed(f.values, machine) for scop, f in features.items()}
     scale = Scale.over(embeddings)
@@ -107,16 +106,16 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
         f = features.get(recipe.scop)
         if f is None or not candidates:
             continue
-        tried = {_decisions(next(r.steps for r in best.recipes if r.scop == recipe.scop))}
+        tried = {asked(next(r.steps for r in best.recipes if r.scop == recipe.scop))}
         for near in nearest(queries[recipe.scop], embeddings, topk, weights, scale):
             source = candidates[near.index]
             mapped = map_recipe(source.steps(), source.statements, f.statements,
                                 lambda frame: _rules_under(program, best, recipe.scop, frame, work))
-            book = _with_steps(best, recipe.scop, mapped.steps)
-            if _decisions(mapped.steps) in tried:
+            book = best.with_steps(recipe.scop, mapped.steps)
+            if asked(mapped.steps) in tried:
                 lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, 0))
                 continue
-            tried.add(_decisions(mapped.steps))
+            tried.add(asked(mapped.steps))
             n = len(evaluations) + 1
             change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
             ev = _evaluate(program, book, work / f"candidate{n}", base, repeat, n, change, best_time, min_gain)
@@ -126,39 +125,13 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
             lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, n))
             if progress:
                 progress(ev, base.seconds / best_time)
-    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations)
+    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations, default=base.book)
     return confirmed(program, base, result, repeat, min_gain, work, started), lent
 
 
 def _rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple[Step, ...], work: Path) -> tuple:
     """The steps the rules take for ``scop`` when its recipe is only ``frame``."""
     path = work / "frame.json"
-    _with_steps(book, scop, frame).save(path)
+    book.with_steps(scop, frame).save(path)
     taken = next((r for r in _steps_taken(program, path) if r.scop == scop), None)
     return taken.steps if taken else ()
-
-
-def _decisions(steps: Sequence[Step]) -> tuple:
-    """What ``steps`` ask, without what they only record (the schedule's rows, a jam's lag): two
-    recipes that ask the same are one candidate."""
-    out = []
-    for s in steps:
-        if s.kind in RECORDED_KINDS:
-            continue
-        values = {k: v for k, v in s.values.items() if not (s.kind == "unroll-and-jam" and k == "lag")}
-        out.append((s.kind, s.target, json.dumps(values, sort_keys=True)))
-    return tuple(out)
-
-
-def _with_steps(book: RecipeBook, scop: str, steps: tuple[Step, ...]) -> RecipeBook:
-    return RecipeBook(book.provenance, [ScopRecipe(r.scop, r.function, r.line, tuple(steps)) if r.scop == scop else r
-                                        for r in book.recipes])
-
-
-def _target(program: Program) -> str:
-    return "openmp" if program.openmp else "c"
-
-
-def _as_dicts(steps: Sequence[Step]) -> list[dict]:
-    return [{"kind": s.kind, "target": s.target, "params": s.values} for s in steps]
-

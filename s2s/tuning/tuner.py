@@ -52,6 +52,11 @@ class Program:
     def openmp(self) -> bool:
         return "-fopenmp" in self.cflags
 
+    @property
+    def target(self) -> str:
+        """The s2s target its builds use."""
+        return "openmp" if self.openmp else "c"
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -71,6 +76,7 @@ class TuneResult:
     best: RecipeBook
     evaluations: list[Evaluation] = field(default_factory=list)
     wall_seconds: float = 0.0
+    default: RecipeBook | None = None   # the rules' recipes, the best was measured against
     confirmed: bool = True            # the best's gain held when timed again beside the default
 
     @property
@@ -123,7 +129,7 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
     best, best_time = base.book, base.seconds
     rng = random.Random(seed)
     evaluations: list[Evaluation] = []
-    seen = {_key(base.book)}
+    seen = {base.book.key()}
     runners_up: list[tuple[float, RecipeBook]] = []   # right candidates not kept, fastest first
     for n in range(1, budget + 1):
         move = None
@@ -133,12 +139,12 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
             parent = runners_up[rng.randrange(min(RUNNERS_UP, len(runners_up)))][1] if (
                 runners_up and rng.random() < EXPLORE) else best
             move = neighbour(parent, rng, program.functions)
-            if move is not None and _key(move.book) not in seen:
+            if move is not None and move.book.key() not in seen:
                 break
             move = None
         if move is None:
             break
-        seen.add(_key(move.book))
+        seen.add(move.book.key())
         ev = _evaluate(program, move.book, work / f"candidate{n}", base, repeat, n, move.description, best_time,
                        min_gain)
         if ev.status == "ok":
@@ -152,8 +158,8 @@ def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor
         evaluations.append(ev)
         if progress:
             progress(ev, base.seconds / best_time)
-    return confirmed(program, base, TuneResult(base.seconds, base.noise, best_time, best, evaluations), repeat,
-                     min_gain, work, started)
+    return confirmed(program, base, TuneResult(base.seconds, base.noise, best_time, best, evaluations,
+                                               default=base.book), repeat, min_gain, work, started)
 
 
 def confirmed(program: Program, base: Baseline, result: TuneResult, repeat: int, min_gain: float, work: Path,
@@ -184,8 +190,7 @@ def confirmed(program: Program, base: Baseline, result: TuneResult, repeat: int,
 def default_recipes(program: Program) -> RecipeBook:
     """The rules' recipe for the program's first source."""
     text = Path(program.sources[0]).read_text(errors="surrogateescape")
-    target = "openmp" if program.openmp else "c"
-    return RecipeBook(Provenance.here(text, "cc", list(program.cflags), target), _steps_taken(program))
+    return RecipeBook(Provenance.here(text, "cc", list(program.cflags), program.target), _steps_taken(program))
 
 
 def _steps_taken(program: Program, recipes: Path | None = None) -> list:
@@ -194,7 +199,7 @@ def _steps_taken(program: Program, recipes: Path | None = None) -> list:
     with tempfile.TemporaryDirectory(prefix="s2s-steps-") as tmp:
         out = Path(tmp) / "taken.json"
         ran = subprocess.run([sys.executable, "-m", "s2s.cli", "opt", program.sources[0], "-o", os.devnull,
-                              "--target", "openmp" if program.openmp else "c", "--emit-recipes", str(out),
+                              "--target", program.target, "--emit-recipes", str(out),
                               *(["--recipes", str(recipes)] if recipes else []), *_cpp_flags(program)],
                              capture_output=True, text=True, env={**os.environ, "S2S_MODE": "pluto"})
         if ran.returncode != 0 or not out.is_file():
@@ -204,10 +209,6 @@ def _steps_taken(program: Program, recipes: Path | None = None) -> list:
 
 def _cpp_flags(program: Program) -> list[str]:
     return [f for f in program.cflags if f.startswith(("-D", "-I", "-U", "-std", "-include"))]
-
-
-def _key(book: RecipeBook) -> str:
-    return "\n".join(f"{r.scop} {[(s.kind, s.target, s.params) for s in r.steps]}" for r in book.recipes)
 
 
 def _as_taken(program: Program, recipes: Path, book: RecipeBook) -> RecipeBook:
@@ -227,7 +228,7 @@ def build(program: Program, book: RecipeBook, stem: Path) -> Path | str:
     recipes, exe = stem.with_suffix(".json"), stem.with_suffix(".exe")
     book.save(recipes)
     env = {**os.environ, "S2S_MODE": "pluto", "S2S_RECIPES": str(recipes),
-           "S2S_TARGET": "openmp" if program.openmp else "c"}
+           "S2S_TARGET": program.target}
     built = subprocess.run([_s2s_cc(), *program.cflags, "--s2s-report", *program.sources, "-o", str(exe),
                             *program.libs], capture_output=True, text=True, env=env)
     if built.returncode != 0:
