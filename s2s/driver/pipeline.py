@@ -41,6 +41,7 @@ class PipelineOptions:
     record_recipes: bool = False  # each SCoP's steps in PipelineResult.recipes (also with report or recipes)
     tune: str = "off"   # recipes from the recipe database: "tuned" (a SCoP's own), "transfer" (its nearest's)
     tune_exclude: tuple[str, ...] = ()   # programs of the database not to lend from
+    time_nests: bool = False   # a timer around every statement holding a SCoP (nest_timers.py)
 
 
 @dataclass
@@ -91,8 +92,14 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         book = RecipeBook.load(options.recipes) if options.recipes else None
         lender = _lender(options, full_report) if options.tune != "off" else None
     recording = opts is not None and (options.record_recipes or options.report or book is not None
-                                      or lender is not None)
+                                      or lender is not None or options.time_nests)
+    timers = None
+    if options.time_nests and opts is not None:
+        from s2s.driver.nest_timers import NestTimers
+
+        timers = NestTimers()
     for sdfg in unit.functions:
+        timed: dict[int, list[str]] = {}
         if options.mode in ("isl", "pluto"):
             choose = _chooser(opts, book, lender, sdfg, full_report, path_text) if opts else None
             new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording)
@@ -106,6 +113,8 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             original = {id(n) for n in sdfg.body.children}
             chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
             still_used = _declarations_still_used(sdfg.body, new.body, chosen)
+            if timers is not None:
+                timed = _timed_statements(sdfg, new, outcomes)
             sdfg = new
         else:
             chosen = [n for n in sdfg.body.children if _spliceable(n) and contains_loop(n)]
@@ -119,13 +128,21 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         outline = (sdfg.origin is not None and sdfg.origin.spliceable
                    and not (re.search(r"\b(?:__)?inline(?:__)?\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
         printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
-        replacements.extend(Replacement(n.origin, still_used.get(id(n), "") + printer.statement(n)) for n in chosen)
+        for n in chosen:
+            region = still_used.get(id(n), "") + printer.statement(n)
+            replacements.append(Replacement(n.origin, timers.wrapped(region, timed[id(n)]) if id(n) in timed else region))
+        if timers is not None:
+            from s2s.driver.nest_timers import kept_statement
+
+            rewritten = {id(n) for n in chosen}
+            replacements.extend(kept_statement(text, path_text, n, timers, timed[id(n)])
+                                for n in sdfg.body.children if id(n) in timed and id(n) not in rewritten)
         if printer.outlined:
             at = dataclasses.replace(sdfg.origin, end=sdfg.origin.start)
             replacements.append(Replacement(at, "\n\n".join(printer.outlined) + "\n"))
         helpers.append(printer.helpers)
     # the kernels' helper functions use only built-in types: they can go before everything
-    source = merged_definitions(helpers) + splice(text, path_text, replacements)
+    source = (timers.runtime() if timers else "") + merged_definitions(helpers) + splice(text, path_text, replacements)
     return PipelineResult(
         source=source,
         changed=bool(replacements),
@@ -182,6 +199,27 @@ def _lent(lender, scop, ident: str, opts, report: list[str], path: str):
         steps, why = None, f"no recipe lent ({type(exc).__name__}: {exc})"
     report.append(f"{path}:{scop.first_line}: {scop.sdfg.name}: SCoP {ident}: {'takes the ' if steps else ''}{why}")
     return steps
+
+
+def _timed_statements(old: ir.SDFG, new: ir.SDFG, outcomes) -> dict[int, list[str]]:
+    """By ``id()`` of each top-level statement of ``new`` to be timed, the ids of its SCoPs: a
+    statement rewritten counts those of the user's statements it replaces."""
+    from s2s.driver.nest_timers import scops_by_statement, timeable
+
+    by_old = scops_by_statement(old.body.children, outcomes)
+    before = {id(n) for n in old.body.children}
+    out: dict[int, list[str]] = {}
+    for n in new.body.children:
+        if not _spliceable(n) or not timeable(n):
+            continue
+        if id(n) in before:
+            ids = by_old.get(id(n), [])
+        else:
+            ids = list(dict.fromkeys(i for o in old.body.children if _spliceable(o) and n.origin.start <= o.origin.start
+                                     and o.origin.end <= n.origin.end for i in by_old.get(id(o), [])))
+        if ids:
+            out[id(n)] = ids
+    return out
 
 
 def _declarations_still_used(old: ir.Sequence, new: ir.Sequence, chosen: list[ir.ControlNode]) -> dict[int, str]:

@@ -24,6 +24,9 @@ flag                environment            meaning
 ``--s2s-tune-exclude=P,..`` ``S2S_TUNE_EXCLUDE``  programs of the database not to take recipes from
                                            (leave-one-out evaluations)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr, and each SCoP's recipe
+``--s2s-time-nests`` ``S2S_TIME_NESTS=1``  a timer around every loop nest holding a SCoP; the program
+                                           appends their times to ``$S2S_NEST_TIMES`` at exit
+                                           (the autotuner's builds; nest_timers.py)
 ``--s2s-keep=DIR``  ``S2S_KEEP=DIR``       keep each generated source as ``DIR/<stem>.s2s<ext>``
 ``--s2s-timeout=S`` ``S2S_TIMEOUT=S``      seconds allowed to the optimize step per file (default 60;
                                            0 means no limit)
@@ -59,7 +62,7 @@ _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kern
                 "profitability", "align-loops", "recipes", "tune", "tune-exclude")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
-_BOOL_FLAGS = ("report", "disable")
+_BOOL_FLAGS = ("report", "disable", "time-nests")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -80,6 +83,7 @@ class DriverSettings:
     tune: str = "off"            # recipes from the recipe database: off, tuned, transfer
     tune_exclude: tuple[str, ...] = ()
     report: bool = False
+    time_nests: bool = False
     keep_dir: str | None = None
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
     align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
@@ -93,7 +97,7 @@ class DriverSettings:
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
                                kernels=self.kernels, profitability=self.profitability, recipes=self.recipes,
-                               tune=self.tune, tune_exclude=self.tune_exclude)
+                               tune=self.tune, tune_exclude=self.tune_exclude, time_nests=self.time_nests)
 
     @property
     def compiler_name(self) -> str:
@@ -232,6 +236,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         tune=choice("tune", ("off", "tuned", "transfer"), "off"),
         tune_exclude=tuple(p for p in (raw("tune-exclude")[0] or "").split(",") if p),
         report=boolean("report"),
+        time_nests=boolean("time-nests"),
         keep_dir=keep or None,
         timeout=timeout,
         align_loops=align_loops,

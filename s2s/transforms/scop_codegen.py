@@ -38,12 +38,14 @@ class ScopOutcome:
     reason: str
     scop_id: str = ""                 # stable across runs (s2s.analysis.scop_id)
     steps: tuple[Step, ...] = ()      # what was decided, as a recipe's steps (decisions.py)
+    nodes: tuple[str, ...] = ()       # the ids of the statements it spans (first_node the first)
 
 
 def _outcome(scop: Scop, ident: str, applied: bool, reason: str, steps: tuple[Step, ...] = ()) -> ScopOutcome:
     if not applied and [s.kind for s in steps] != ["keep-original"]:
         steps = (Step.of("keep-original", "scop", reason=reason),)
-    return ScopOutcome(scop.nodes[0].id, scop.first_line, applied, reason, ident, steps)
+    return ScopOutcome(scop.nodes[0].id, scop.first_line, applied, reason, ident, steps,
+                       tuple(n.id for n in scop.nodes))
 
 
 def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None,
