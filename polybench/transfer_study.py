@@ -73,10 +73,10 @@ def side_by_side(program: Program, books: dict[str, RecipeBook | None], repeat: 
     for _ in range(repeat):
         for name, exe in exes.items():
             if isinstance(exe, Path):
-                output, t, _ = run_built(program, exe, 1, timeout=None)
+                output, timing = run_built(program, exe, 1, timeout=None)
                 if not isinstance(output, str):
                     outputs.setdefault(name, output)
-                    times[name] += t
+                    times[name] += timing.runs
     # (every book must print what the first, the rules', prints: one that does not has no time)
     first = outputs.get(next(iter(books)))
     medians = {name: statistics.median(t) if t and outputs.get(name) == first else None for name, t in times.items()}

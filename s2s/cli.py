@@ -421,6 +421,12 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                    help="the program prints its own time, the last number on stdout (default: wall time)")
     p.add_argument("--budget", type=int, default=20, help="evaluations (default 20)")
     p.add_argument("--repeat", type=int, default=3, help="runs per evaluation, the median counts (default 3)")
+    p.add_argument("--search", choices=("local", "tpe"), default="local",
+                   help="local: one knob of the best recipe at a time (default); tpe: Optuna's TPE sampler")
+    p.add_argument("--workers", type=int, default=1,
+                   help="candidates built at a time (default 1); they still run one at a time")
+    p.add_argument("--no-time-nests", action="store_true",
+                   help="time the whole program, not the loop nests a candidate changes")
     p.add_argument("--timeout-factor", type=float, default=1.5,
                    help="a candidate is killed past this times the default's time (default 1.5)")
     p.add_argument("--seed", type=int, default=0, help="of the search (default 0)")
@@ -439,16 +445,16 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                    help="profile the program once for its nests' sizes and measured features (s2s profile)")
     p.epilog = ("Starts from the rules' recipe (s2s opt --emit-recipes) and changes one knob of the best "
                 "recipe at a time; each candidate is built with s2s-cc --s2s-recipes, run, and its output "
-                "compared with the default build's, byte for byte. The tuned recipes are stored in the recipe "
+                "compared with the default build's, byte for byte; it is timed on the loop nests it changes "
+                "(s2s-cc --s2s-time-nests). The tuned recipes are stored in the recipe "
                 "database (s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md).")
 
 
 def _run_tune(ns: argparse.Namespace) -> int:
-    import csv
     import dataclasses
     import shlex
 
-    from s2s.tuning.tuner import Program, autotune, parse_run, polybench_program
+    from s2s.tuning.tuner import Program, parse_run, polybench_program
 
     if ns.polybench:
         program = polybench_program(ns.polybench, ns.dataset, ns.openmp)
@@ -461,15 +467,48 @@ def _run_tune(ns: argparse.Namespace) -> int:
     else:
         _error(f"s2s tune: error: {ns.input or 'a program'}: no such file (or give --polybench KERNEL)")
         return 2
+    program = dataclasses.replace(program, time_nests=not ns.no_time_nests)
+    with _TuneProgress(ns.topk if ns.transfer else ns.budget) as progress:
+        return _tune(ns, program, progress)
 
-    def progress(ev, best: float) -> None:
+
+class _TuneProgress:
+    """A progress bar on a terminal, else one line per evaluation."""
+
+    def __init__(self, total: int):
+        self.total, self.bar = total, None
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("s2s tune"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                TextColumn("{task.description}"), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, ev, best: float) -> None:
         shown = f"{ev.seconds:.4f} s" if ev.seconds is not None else ev.status
-        print(f"s2s tune: [{ev.number}/{ns.budget}] {ev.change}: {shown}{' (kept)' if ev.kept else ''}; "
-              f"best {best:.2f}x", file=sys.stderr, flush=True)
+        line = f"[{ev.number}/{self.total}] {ev.change}: {shown}{' (kept)' if ev.kept else ''}; best {best:.2f}x"
+        if self.bar is None:
+            print(f"s2s tune: {line}", file=sys.stderr, flush=True)
+            return
+        self.bar.console.print(f"s2s tune: {line}", highlight=False, markup=False)
+        self.bar.update(self.task, completed=ev.number, total=max(self.total, ev.number), description=f"best {best:.2f}x")
+
+
+def _tune(ns: argparse.Namespace, program, progress) -> int:
+    import csv
 
     from s2s.errors import S2SError
     from s2s.tuning import RecipeDB
     from s2s.tuning.transfer_tuner import nest_features, record, transfer_tune
+    from s2s.tuning.tuner import autotune
 
     name = ns.name or (f"polybench/{ns.polybench}" if ns.polybench else os.path.basename(ns.input))
     try:
@@ -487,7 +526,8 @@ def _run_tune(ns: argparse.Namespace) -> int:
                       f"{item.distance:.2f}){'' if item.evaluation else ': nothing new to try'}",
                       file=sys.stderr)
         else:
-            result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress)
+            result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress,
+                              workers=ns.workers, search=ns.search)
             if not ns.no_record:
                 with RecipeDB(ns.db) as db:
                     ids = record(db, program, result, name, ns.dataset if ns.polybench else "", features)
@@ -502,8 +542,7 @@ def _run_tune(ns: argparse.Namespace) -> int:
             w.writerow(["evaluation", "change", "status", "seconds", "speedup", "kept", "detail"])
             for ev in result.evaluations:
                 w.writerow([ev.number, ev.change, ev.status, "" if ev.seconds is None else f"{ev.seconds:.6f}",
-                            "" if ev.seconds is None else f"{result.default_seconds / ev.seconds:.4f}", int(ev.kept),
-                            ev.detail])
+                            "" if ev.speedup is None else f"{ev.speedup:.4f}", int(ev.kept), ev.detail])
     if ns.plot:
         _plot_tuning(result, ns.plot)
     print(f"default {result.default_seconds:.4f} s (spread {100 * result.noise:.1f}%), best {result.best_seconds:.4f} s: "
@@ -520,8 +559,8 @@ def _plot_tuning(result, path: str) -> None:
 
     best, ys = 1.0, []
     for ev in result.evaluations:
-        if ev.kept and ev.seconds:
-            best = result.default_seconds / ev.seconds
+        if ev.kept and ev.speedup:
+            best = ev.speedup
         ys.append(best)
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.step(range(1, len(ys) + 1), ys, where="post")

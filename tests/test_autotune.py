@@ -13,7 +13,7 @@ import pytest
 
 from s2s.tuning import RecipeBook
 from s2s.tuning import tuner
-from s2s.tuning.tuner import Program, autotune, default_recipes
+from s2s.tuning.tuner import Program, Timing, autotune, compared, default_recipes, differing
 from s2s.tuning.search import neighbour, tunable
 
 # A 2-D heat step (a band to tile) and an image's column sums, printed, with its own timing.
@@ -88,6 +88,16 @@ def test_candidates_are_checked_and_the_best_recipes_written(program, tmp_path):
     assert [r.function for r in RecipeBook.load(saved).recipes] == ["step", "main", "main"]
 
 
+def test_workers_build_side_by_side_and_time_the_nests_changed(program, tmp_path):
+    result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work", workers=2)
+    assert len(result.evaluations) == 4 and [ev.number for ev in result.evaluations] == [1, 2, 3, 4]
+    assert all(ev.status in ("ok", "refused") for ev in result.evaluations), result.evaluations
+    # (timed by the nests' timers: every candidate built wrote them)
+    assert all((tmp_path / "work" / f"candidate{ev.number}.nests").is_file()
+               for ev in result.evaluations if ev.status == "ok")
+    assert all(ev.speedup for ev in result.evaluations if ev.status == "ok")
+
+
 def test_a_candidate_with_another_output_is_discarded(program, tmp_path, monkeypatch):
     # an s2s-cc that miscompiles whenever a recipe asks for 8 copies: those candidates print
     # another sum, and are logged as wrong, never kept
@@ -115,8 +125,9 @@ def test_a_gain_not_confirmed_beside_the_default_is_dropped(program, tmp_path, m
     real = tuner._evaluate
 
     def lucky(*args, **kwargs):
-        ev = real(*args, **kwargs)
-        return ev if ev.status != "ok" else tuner.Evaluation(ev.number, ev.change, "ok", ev.seconds / 10, True)
+        ev, timing = real(*args, **kwargs)
+        return (ev, timing) if ev.status != "ok" else (tuner.Evaluation(ev.number, ev.change, "ok", ev.seconds / 10,
+                                                                        True), timing)
 
     monkeypatch.setattr(tuner, "_evaluate", lucky)
     monkeypatch.setattr(tuner, "neighbour", lambda best, rng, functions=(): _jam_eight(best, _band(best)))
@@ -157,3 +168,63 @@ def test_s2s_tune_command(program, tmp_path):
     assert rows[0].startswith("evaluation,change,status") and len(rows) == 3
     assert all(",ok," in r or ",refused," in r for r in rows[1:]), rows
     assert os.path.getsize(out) > 100
+
+
+def test_tpe_space_starts_from_the_rules_recipe(program, tmp_path):
+    from s2s.tuning import tpe
+    from s2s.tuning.tuner import differing, rules_under
+
+    book = default_recipes(program)
+    frames = []
+
+    def rules(scop, frame):
+        frames.append((scop, frame))
+        return rules_under(program, book, scop, frame, tmp_path)
+
+    space = tpe.Space(book, rules)
+    defaults = space.defaults()
+    assert defaults and not frames                       # (the rules' own structure: nothing asked)
+    assert space.sampled(lambda name, choices, default: defaults[name]).key() == book.key()
+    assert all(defaults[name] in choices for name, choices in _choices(space).items())
+    # the last choice of every knob: other structures (asked of s2s opt once each), other knobs
+    last = space.sampled(lambda name, choices, default: choices[-1])
+    assert differing(last, book) and frames
+    asked = len(frames)
+    assert space.sampled(lambda name, choices, default: choices[-1]).key() == last.key() and len(frames) == asked
+
+
+def _choices(space) -> dict:
+    seen = {}
+    space.sampled(lambda name, choices, default: seen.setdefault(name, choices) and default)
+    return seen
+
+
+def test_tpe_search_evaluates_within_its_budget(program, tmp_path):
+    result = autotune(program, budget=3, repeat=1, workdir=tmp_path / "work", search="tpe")
+    assert 1 <= len(result.evaluations) <= 3
+    assert all(ev.status in ("ok", "refused", "wrong output", "failed") for ev in result.evaluations)
+    assert not any(ev.kept for ev in result.evaluations if ev.status != "ok")
+    assert all(ev.change.startswith("trial ") for ev in result.evaluations)
+
+
+def test_compared_on_the_nests_both_builds_timed():
+    s, t = frozenset(["f/1"]), frozenset(["g/2"])
+    default = Timing((1.0, 1.1, 1.0), nests={s: (0.4, 0.5, 0.5), t: (0.3, 0.3, 0.3)})
+    faster = Timing((0.9, 0.9, 0.9), nests={s: (0.2, 0.2, 0.3), t: (0.3, 0.3, 0.3)})
+    assert compared(faster, default, s) == (0.2, 0.5, s)
+    assert compared(faster, default, s | t) == (pytest.approx(0.5), pytest.approx(0.8), s | t)
+    untimed = Timing((0.8, 0.8, 0.8))                 # (no timers: the programs' times decide)
+    assert compared(untimed, default, s) == (0.8, 1.0, frozenset())
+    assert compared(faster, default, frozenset(["h/3"])) == (0.9, 1.0, frozenset())
+    assert default.spread(s) == pytest.approx(0.25)
+
+
+def test_differing_recipes():
+    from s2s.transforms.decisions import Step
+    from s2s.tuning.recipe import Provenance, RecipeBook, ScopRecipe
+
+    p = Provenance.here("", "cc", [], "c")
+    keep, fuse = (Step.of("keep-original", "scop", reason="r"),), (Step.of("fuse", "scop", policy="max"),)
+    a = RecipeBook(p, [ScopRecipe("f/1", "f", 1, keep), ScopRecipe("g/2", "g", 5, keep)])
+    assert differing(a, a) == frozenset()
+    assert differing(a.with_steps("g/2", fuse), a) == frozenset(["g/2"])

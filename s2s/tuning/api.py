@@ -10,7 +10,6 @@ prints), or a ``tuner.Program`` for anything else (several sources, flags, a run
 """
 from __future__ import annotations
 
-import statistics
 import tempfile
 from pathlib import Path
 
@@ -56,7 +55,7 @@ def measure(program: str | Path | Program, recipes: str | Path | RecipeBook | No
     p = program_of(program, openmp, time_from_output)
     book = RecipeBook.load(recipes) if isinstance(recipes, (str, Path)) else recipes or default_recipes(p)
     with tempfile.TemporaryDirectory(prefix="s2s-measure-") as work:
-        output, times, _ = build_and_run(p, book, Path(work) / "measured", repeat, timeout=None)
+        output, timing = build_and_run(p, book, Path(work) / "measured", repeat, timeout=None)
     if isinstance(output, str):
         raise RuntimeError(f"{p.sources[0]}: {output}")
-    return statistics.median(times)
+    return timing.seconds()

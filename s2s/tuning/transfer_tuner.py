@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from s2s.perf.features import FEATURES_VERSION, ScopFeatures, scop_features
-from s2s.transforms.decisions import Step, asked
+from s2s.transforms.decisions import asked
 from s2s.tuning.database import NestRecord, RecipeDB, recipe_json
 from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
 from s2s.tuning.mapping import map_recipe
-from s2s.tuning.recipe import RecipeBook, machine_fingerprint
+from s2s.tuning.recipe import machine_fingerprint
 from s2s.tuning.search import tunable
-from s2s.tuning.tuner import (Evaluation, Program, TuneResult, _cpp_flags, _evaluate, _steps_taken, baseline,
-                              confirmed, default_recipes)
+from s2s.tuning.tuner import (Evaluation, Program, Standing, TuneResult, _cpp_flags, _evaluate, _speedup, baseline,
+                              built, confirmed, default_recipes, rules_under)
 
 
 @dataclass(frozen=True)
@@ -73,15 +73,24 @@ def record(db: RecipeDB, program: Program, result: TuneResult, name: str, datase
         f = features.get(recipe.scop)
         if f is None:
             continue
+        seconds = _times(result, recipe.scop, recipe.steps == (default[recipe.scop].steps if recipe.scop in default
+                                                               else None))
         ids.append(db.add(NestRecord(
             scop=recipe.scop, function=recipe.function, program=name, target=program.target,
             machine=machine_fingerprint(), params=dict(f.params), dataset=dataset, features_version=FEATURES_VERSION,
             features=f.values, statements=f.statements,
             machine_features=machine, recipe=recipe_json(recipe.steps),
             default_recipe=recipe_json(default[recipe.scop].steps if recipe.scop in default else ()),
-            default_seconds=result.default_seconds, tuned_seconds=result.best_seconds,
+            default_seconds=seconds[0], tuned_seconds=seconds[1],
             evaluations=len(result.evaluations), tune_seconds=result.wall_seconds, provenance=provenance)))
     return ids
+
+
+def _times(result: TuneResult, scop: str, unchanged: bool) -> tuple[float, float]:
+    """(default, tuned) seconds of one SCoP: its own nest's where it was timed, else those of what
+    the tuning changed; a SCoP the tuning left as the rules had it gained nothing."""
+    default, tuned = result.nest_seconds.get(scop, (result.default_seconds, result.best_seconds))
+    return (default, default) if unchanged else (default, tuned)
 
 
 def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3, repeat: int = 3,
@@ -93,45 +102,40 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-transfer-"))
     work.mkdir(parents=True, exist_ok=True)
     base = baseline(program, work, repeat, timeout_factor)
+    program = base.program
     features = features if features is not None else nest_features(program)
     machine = machine_features()
     candidates = [r for r in records if r.target == program.target and r.features_version == FEATURES_VERSION]
     embeddings = [embed(r.features, r.machine_features) for r in candidates]
     queries = {scop: embed(f.values, machine) for scop, f in features.items()}
     scale = Scale.over(embeddings)
-    best, best_time = base.book, base.seconds
+    best = Standing(base.book, base.timing)
     evaluations: list[Evaluation] = []
     lent: list[Lent] = []
     for recipe in tunable(base.book, program.functions):
         f = features.get(recipe.scop)
         if f is None or not candidates:
             continue
-        tried = {asked(next(r.steps for r in best.recipes if r.scop == recipe.scop))}
+        tried = {asked(next(r.steps for r in best.book.recipes if r.scop == recipe.scop))}
         for near in nearest(queries[recipe.scop], embeddings, topk, weights, scale):
             source = candidates[near.index]
             mapped = map_recipe(source.steps(), source.statements, f.statements,
-                                lambda frame: _rules_under(program, best, recipe.scop, frame, work))
-            book = best.with_steps(recipe.scop, mapped.steps)
+                                lambda frame: rules_under(program, best.book, recipe.scop, frame, work))
+            book = best.book.with_steps(recipe.scop, mapped.steps)
             if asked(mapped.steps) in tried:
                 lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, 0))
                 continue
             tried.add(asked(mapped.steps))
             n = len(evaluations) + 1
             change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
-            ev = _evaluate(program, book, work / f"candidate{n}", base, repeat, n, change, best_time, min_gain)
-            if ev.kept:
-                best, best_time = book, ev.seconds
+            candidate = built(program, book, work / f"candidate{n}")
+            ev, timing = _evaluate(program, candidate, base, repeat, n, change, best, min_gain)
+            if ev.kept and candidate.taken is not None:
+                best = Standing(candidate.taken, timing)
             evaluations.append(ev)
             lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, n))
             if progress:
-                progress(ev, base.seconds / best_time)
-    result = TuneResult(base.seconds, base.noise, best_time, best, evaluations, default=base.book)
+                progress(ev, _speedup(base, best))
+    result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book, evaluations,
+                        default=base.book)
     return confirmed(program, base, result, repeat, min_gain, work, started), lent
-
-
-def _rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple[Step, ...], work: Path) -> tuple:
-    """The steps the rules take for ``scop`` when its recipe is only ``frame``."""
-    path = work / "frame.json"
-    book.with_steps(scop, frame).save(path)
-    taken = next((r for r in _steps_taken(program, path) if r.scop == scop), None)
-    return taken.steps if taken else ()

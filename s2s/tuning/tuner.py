@@ -9,9 +9,15 @@ default build's, byte for byte: a candidate that prints anything else is discard
 (s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
 it beats the best by ``min_gain`` and by more than the default's own spread between runs.
 
-A program's time is its wall time, or what it prints as its time (``time_from_output``: a
-PolyBench kernel built with ``-DPOLYBENCH_TIME``, whose arrays are then compared from the dump
-it writes to stderr).
+What is timed is what a candidate changes: the builds carry a timer around every loop nest that
+holds a SCoP (``s2s-cc --s2s-time-nests``), so a candidate is compared with the best on the time
+of the nests whose recipes differ between them (``Timing``). Where one of those nests has no
+timer (a ``return`` inside it, say) the program's time decides: its wall time, or what it prints
+as its time (``time_from_output``: a PolyBench kernel built with ``-DPOLYBENCH_TIME``, whose
+arrays are then compared from the dump it writes to stderr).
+
+With ``workers`` above 1 the candidates come in rounds of that many, built side by side; they
+are run one at a time, with nothing else building, so that no build disturbs a timing.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -47,6 +54,7 @@ class Program:
     run: tuple[str, ...] = ()              # the command ({exe}: the binary); (): the binary alone
     time_from_output: bool = False         # the program prints its own time (the last number on stdout)
     functions: tuple[str, ...] = ()        # the functions whose SCoPs are tuned (): all
+    time_nests: bool = True                # timers around the loop nests (else the program's time decides)
 
     @property
     def openmp(self) -> bool:
@@ -59,25 +67,71 @@ class Program:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """One build's times over its runs: the program's, and with timers each timed statement's,
+    by the ids of the SCoPs in it."""
+
+    runs: tuple[float, ...]
+    walls: tuple[float, ...] = ()
+    nests: dict[frozenset[str], tuple[float, ...]] = field(default_factory=dict)
+
+    def covers(self, scops: frozenset[str]) -> bool:
+        timed = frozenset().union(*self.nests) if self.nests else frozenset()
+        return bool(scops) and scops <= timed
+
+    def series(self, scops: frozenset[str] = frozenset()) -> tuple[float, ...]:
+        """Per run, the time of the timed statements that hold ``scops``; the program's when
+        one of them is not timed (or ``scops`` is empty)."""
+        if not self.covers(scops):
+            return self.runs
+        return tuple(map(sum, zip(*(t for ids, t in self.nests.items() if ids & scops))))
+
+    def seconds(self, scops: frozenset[str] = frozenset()) -> float:
+        return statistics.median(self.series(scops))
+
+    def spread(self, scops: frozenset[str] = frozenset()) -> float:
+        """median / fastest - 1: one slow run, a neighbour's burst, is not the code's spread."""
+        series = self.series(scops)
+        return statistics.median(series) / min(series) - 1 if min(series) > 0 else 0.0
+
+
+def compared(candidate: Timing, reference: Timing, scops: frozenset[str]) -> tuple[float, float, frozenset[str]]:
+    """(candidate's seconds, reference's, the SCoPs timed) on what ``scops`` changes, the same
+    measure for both: the nests' timers where both builds have them all, else the programs'."""
+    if not (candidate.covers(scops) and reference.covers(scops)):
+        scops = frozenset()
+    return candidate.seconds(scops), reference.seconds(scops), scops
+
+
+def differing(a: RecipeBook, b: RecipeBook) -> frozenset[str]:
+    """The SCoPs whose steps differ between ``a`` and ``b``."""
+    steps = {r.scop: r.steps for r in b.recipes}
+    return frozenset(r.scop for r in a.recipes if steps.get(r.scop) != r.steps) | frozenset(
+        scop for scop in steps if a.steps_for(scop) is None)
+
+
+@dataclass(frozen=True)
 class Evaluation:
     number: int
     change: str
     status: str                      # "ok", "wrong output", "failed", "timeout", "refused"
-    seconds: float | None = None
+    seconds: float | None = None     # the time of what it changed (``compared``)
     kept: bool = False
     detail: str = ""
+    speedup: float | None = None     # over the default recipe, on what differs between them
 
 
 @dataclass
 class TuneResult:
-    default_seconds: float
+    default_seconds: float            # what the best changes (its nests, else the program), default recipe
     noise: float                      # the default's spread between runs (median / fastest - 1)
-    best_seconds: float
+    best_seconds: float               # the same, best recipes
     best: RecipeBook
     evaluations: list[Evaluation] = field(default_factory=list)
     wall_seconds: float = 0.0
     default: RecipeBook | None = None   # the rules' recipes, the best was measured against
     confirmed: bool = True            # the best's gain held when timed again beside the default
+    nest_seconds: dict[str, tuple[float, float]] = field(default_factory=dict)   # by SCoP: (default, best)
 
     @property
     def speedup(self) -> float:
@@ -88,78 +142,221 @@ class TuneResult:
 class Baseline:
     """The default recipe's build, measured: what every candidate is checked and timed against."""
 
+    program: Program             # as built (without timers where the timed build did not run)
     book: RecipeBook
     output: tuple[str, str]
-    seconds: float               # median of the runs
-    noise: float                 # spread between the runs (median / fastest - 1: one slow run, a
-                                 # neighbour's burst, is not the code's spread)
+    timing: Timing
     timeout: float               # past which a candidate is killed
+
+    @property
+    def seconds(self) -> float:
+        return self.timing.seconds()
+
+    @property
+    def noise(self) -> float:
+        return self.timing.spread()
 
 
 def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: float = 1.5) -> Baseline:
+    """The default recipe built and run ``repeat`` times; without nest timers when the timed
+    build does not build or run."""
     default = default_recipes(program)
-    reference, times, walls = build_and_run(program, default, work / "default", repeat, timeout=None)
+    reference, timing = build_and_run(program, default, work / "default", repeat, timeout=None)
+    if isinstance(reference, str) and program.time_nests:
+        program = dataclasses.replace(program, time_nests=False)
+        reference, timing = build_and_run(program, default, work / "default", repeat, timeout=None)
     if isinstance(reference, str):
         raise RuntimeError(f"the default build does not run: {reference}")
-    noise = statistics.median(times) / min(times) - 1 if min(times) > 0 else 0.0
-    return Baseline(default, reference, statistics.median(times), noise, max(1.0, timeout_factor * max(walls)))
+    return Baseline(program, default, reference, timing, max(1.0, timeout_factor * max(timing.walls)))
 
 
-def _evaluate(program: Program, book: RecipeBook, stem: Path, base: Baseline, repeat: int, number: int,
-              change: str, best_time: float, min_gain: float) -> Evaluation:
-    """One candidate built, run, checked against the default's output and timed; ``kept`` when
-    it beats ``best_time`` by ``min_gain`` and by more than the default's own spread."""
-    output, times, _ = build_and_run(program, book, stem, repeat, base.timeout)
+@dataclass(frozen=True)
+class Standing:
+    """The recipes a candidate must beat, and their build's times."""
+
+    book: RecipeBook
+    timing: Timing
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate built: its executable (or why there is none) and its recipes as the
+    optimizer took them (a new schedule's bands; None where the build failed)."""
+
+    book: RecipeBook
+    exe: Path | str
+    taken: RecipeBook | None
+
+
+def built(program: Program, book: RecipeBook, stem: Path) -> Candidate:
+    exe = build(program, book, stem)
+    return Candidate(book, exe, _as_taken(program, stem.with_suffix(".json"), book) if isinstance(exe, Path) else None)
+
+
+def _evaluate(program: Program, candidate: Candidate, base: Baseline, repeat: int, number: int, change: str,
+              best: Standing, min_gain: float) -> tuple[Evaluation, Timing | None]:
+    """One candidate run, checked against the default's output and timed; ``kept`` when it beats
+    ``best`` on what differs between them by ``min_gain`` and by more than the default's spread."""
+    if not isinstance(candidate.exe, Path):
+        return Evaluation(number, change, candidate.exe.split(":")[0], detail=candidate.exe), None
+    output, timing = run_built(program, candidate.exe, repeat, base.timeout)
     if isinstance(output, str):
-        return Evaluation(number, change, output.split(":")[0], detail=output)
+        return Evaluation(number, change, output.split(":")[0], detail=output), None
     if output != base.output:
-        return Evaluation(number, change, "wrong output")
-    seconds = statistics.median(times)
-    return Evaluation(number, change, "ok", seconds, seconds < best_time * (1 - max(min_gain, base.noise)))
+        return Evaluation(number, change, "wrong output"), None
+    seconds, reference, timed = compared(timing, best.timing, differing(candidate.book, best.book))
+    mine, default, _ = compared(timing, base.timing, differing(candidate.book, base.book))
+    kept = seconds < reference * (1 - max(min_gain, base.timing.spread(timed)))
+    return Evaluation(number, change, "ok", seconds, kept, speedup=default / mine if mine > 0 else None), timing
+
+
+SEARCHES = ("local", "tpe")
 
 
 def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor: float = 1.5,
              min_gain: float = 0.05, seed: int = 0, workdir: Path | None = None,
-             progress: Callable[[Evaluation, float], None] | None = None) -> TuneResult:
-    """Search recipes for ``program``'s first source within ``budget`` evaluations."""
+             progress: Callable[[Evaluation, float], None] | None = None, workers: int = 1,
+             search: str = "local") -> TuneResult:
+    """Search recipes for ``program``'s first source within ``budget`` evaluations, ``workers``
+    candidates built at a time, by the local search of ``search.neighbour`` or by Optuna's TPE
+    (``tpe.py``)."""
+    if search not in SEARCHES:
+        raise ValueError(f"unknown search {search!r} (known: {', '.join(SEARCHES)})")
     started = time.monotonic()
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-tune-"))
     work.mkdir(parents=True, exist_ok=True)
     base = baseline(program, work, repeat, timeout_factor)
-    best, best_time = base.book, base.seconds
+    session = Session(base.program, base, work, repeat, min_gain, progress, workers)
+    with session:
+        if search == "tpe":
+            _tpe(session, budget, seed)
+        else:
+            _local(session, budget, seed)
+    best = session.best
+    result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book,
+                        session.evaluations, default=base.book)
+    return confirmed(base.program, base, result, repeat, min_gain, work, started)
+
+
+class Session:
+    """The candidates of one tuning: built ``workers`` at a time, then run one at a time, each
+    checked and timed against the best so far, which it replaces when ``_evaluate`` keeps it."""
+
+    def __init__(self, program: Program, base: Baseline, work: Path, repeat: int, min_gain: float,
+                 progress: Callable[[Evaluation, float], None] | None, workers: int):
+        self.program, self.base, self.work, self.repeat, self.min_gain = program, base, work, repeat, min_gain
+        self.progress, self.workers = progress, max(1, workers)
+        self.best = Standing(base.book, base.timing)
+        self.evaluations: list[Evaluation] = []
+        self.pool = ThreadPoolExecutor(self.workers)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.pool.shutdown()
+
+    def evaluated(self, changes: list[tuple[str, RecipeBook]]) -> list[tuple[Evaluation, Standing | None]]:
+        """Each ``(description, book)`` built, run and timed, in order: its evaluation and, when
+        right, its recipes as taken with their times."""
+        first = len(self.evaluations) + 1
+        candidates = list(self.pool.map(lambda k: built(self.program, changes[k][1], self.work / f"candidate{first + k}"),
+                                        range(len(changes))))
+        out = []
+        for n, ((change, _), candidate) in enumerate(zip(changes, candidates), first):
+            ev, timing = _evaluate(self.program, candidate, self.base, self.repeat, n, change, self.best,
+                                   self.min_gain)
+            standing = Standing(candidate.taken, timing) if ev.status == "ok" and candidate.taken is not None else None
+            out.append((ev, standing))
+            if ev.kept and standing is not None:
+                self.best = standing
+            self.evaluations.append(ev)
+            if self.progress:
+                self.progress(ev, _speedup(self.base, self.best))
+        return out
+
+
+def _local(session: Session, budget: int, seed: int) -> None:
+    """The local search: ``workers`` moves at a time from the best (or a runner-up)."""
     rng = random.Random(seed)
-    evaluations: list[Evaluation] = []
-    seen = {base.book.key()}
-    runners_up: list[tuple[float, RecipeBook]] = []   # right candidates not kept, fastest first
-    for n in range(1, budget + 1):
-        move = None
-        for _ in range(50):   # (a move that changes nothing, or to a recipe tried before, is drawn again)
-            # (mostly around the best; now and then around a runner-up: a schedule the rules
-            # rejected may need other tiles before it pays)
-            parent = runners_up[rng.randrange(min(RUNNERS_UP, len(runners_up)))][1] if (
-                runners_up and rng.random() < EXPLORE) else best
-            move = neighbour(parent, rng, program.functions)
-            if move is not None and move.book.key() not in seen:
+    seen = {session.base.book.key()}
+    runners_up: list[tuple[float, Standing]] = []   # right candidates not kept, by their time over the best's
+    while len(session.evaluations) < budget:
+        moves = []
+        for _ in range(min(session.workers, budget - len(session.evaluations))):
+            move = _drawn(session.best, runners_up, rng, seen, session.program.functions)
+            if move is None:
                 break
-            move = None
-        if move is None:
+            seen.add(move.book.key())
+            moves.append(move)
+        if not moves:
             break
-        seen.add(move.book.key())
-        ev = _evaluate(program, move.book, work / f"candidate{n}", base, repeat, n, move.description, best_time,
-                       min_gain)
-        if ev.status == "ok":
-            taken = _as_taken(program, work / f"candidate{n}.json", move.book)   # (a new schedule's bands)
+        best = session.best
+        for ev, standing in session.evaluated([(m.description, m.book) for m in moves]):
+            if standing is None:
+                continue
             if ev.kept:
-                runners_up.append((best_time, best))
-                best, best_time = taken, ev.seconds
+                runners_up.append((1.0, best))
+                best = standing
             else:
-                runners_up.append((ev.seconds, taken))
+                mine, reference, _ = compared(standing.timing, session.best.timing,
+                                              differing(standing.book, session.best.book))
+                runners_up.append((mine / reference, standing))
             runners_up.sort(key=lambda pair: pair[0])
-        evaluations.append(ev)
-        if progress:
-            progress(ev, base.seconds / best_time)
-    return confirmed(program, base, TuneResult(base.seconds, base.noise, best_time, best, evaluations,
-                                               default=base.book), repeat, min_gain, work, started)
+
+
+def _tpe(session: Session, budget: int, seed: int) -> None:
+    from s2s.tuning import tpe
+
+    program = session.program
+    space = tpe.Space(session.base.book, lambda scop, frame: rules_under(program, session.base.book, scop, frame,
+                                                                         session.work), program.functions)
+
+    def evaluate(books: list[RecipeBook]) -> list[float | None]:
+        results = session.evaluated([(f"trial {len(session.evaluations) + k + 1}: {_shown(book, session.base.book)}",
+                                      book) for k, book in enumerate(books)])
+        return [1 / ev.speedup if ev.status == "ok" and ev.speedup else None for ev, _ in results]
+
+    tpe.search(space, budget, evaluate, seed, session.workers)
+
+
+def _shown(book: RecipeBook, default: RecipeBook) -> str:
+    """What ``book`` asks that the default does not, in a few words."""
+    from s2s.transforms.decisions import asked
+
+    changed = []
+    for r in book.recipes:
+        theirs = set(asked(default.steps_for(r.scop) or ()))
+        steps = [str(s) for s in r.steps if asked((s,)) and asked((s,))[0] not in theirs]
+        if steps:
+            changed.append(f"{r.function}: {', '.join(steps)}")
+    return "; ".join(changed)[:300] or "the default"
+
+
+def rules_under(program: Program, book: RecipeBook, scop: str, frame: tuple, work: Path) -> tuple:
+    """The steps the rules take for ``scop`` when its recipe is only ``frame`` (the others' as
+    in ``book``)."""
+    path = work / f"frame-{os.getpid()}-{time.monotonic_ns()}.json"
+    book.with_steps(scop, frame).save(path)
+    taken = next((r for r in _steps_taken(program, path) if r.scop == scop), None)
+    return taken.steps if taken else ()
+
+
+def _drawn(best: Standing, runners_up: list, rng: random.Random, seen: set, functions: tuple[str, ...]):
+    """A move not tried before (None: none found): mostly around the best; now and then around a
+    runner-up (a schedule the rules rejected may need other tiles before it pays)."""
+    for _ in range(50):   # (a move that changes nothing, or to a recipe tried before, is drawn again)
+        parent = runners_up[rng.randrange(min(RUNNERS_UP, len(runners_up)))][1] if (
+            runners_up and rng.random() < EXPLORE) else best
+        move = neighbour(parent.book, rng, functions)
+        if move is not None and move.book.key() not in seen:
+            return move
+    return None
+
+
+def _speedup(base: Baseline, best: Standing) -> float:
+    mine, default, _ = compared(best.timing, base.timing, differing(best.book, base.book))
+    return default / mine if mine > 0 else 1.0
 
 
 def confirmed(program: Program, base: Baseline, result: TuneResult, repeat: int, min_gain: float, work: Path,
@@ -169,22 +366,33 @@ def confirmed(program: Program, base: Baseline, result: TuneResult, repeat: int,
     not ``min_gain`` faster in those rounds too, the default stands (``confirmed`` False)."""
     if result.best is base.book:
         return dataclasses.replace(result, wall_seconds=time.monotonic() - started)
-    rounds: dict[str, list[float]] = {"default": [], "best": []}
+    rounds: dict[str, list[Timing]] = {"default": [], "best": []}
     exes = {name: build(program, book, work / f"confirm-{name}") for name, book in (("default", base.book),
                                                                                     ("best", result.best))}
     for k in range(max(3, repeat)):
         for name, exe in exes.items():
-            output, times, _ = run_built(program, exe, 1, base.timeout * 2) if isinstance(exe, Path) else (exe, [], [])
+            output, timing = run_built(program, exe, 1, base.timeout * 2) if isinstance(exe, Path) else (exe, None)
             if isinstance(output, str) or output != base.output:
                 return dataclasses.replace(result, best=base.book, best_seconds=base.seconds, confirmed=False,
                                            wall_seconds=time.monotonic() - started)
-            rounds[name] += times
-    default, best = statistics.median(rounds["default"]), statistics.median(rounds["best"])
+            rounds[name].append(timing)
+    default_timing, best_timing = (_joined(rounds[name]) for name in ("default", "best"))
+    best, default, timed = compared(best_timing, default_timing, differing(result.best, base.book))
+    nests = {scop: (default_timing.seconds(frozenset([scop])), best_timing.seconds(frozenset([scop])))
+             for scop in timed}
     if best < default * (1 - min_gain):
-        return dataclasses.replace(result, default_seconds=default, best_seconds=best,
+        return dataclasses.replace(result, default_seconds=default, best_seconds=best, nest_seconds=nests,
                                    wall_seconds=time.monotonic() - started)
     return dataclasses.replace(result, default_seconds=default, best=base.book, best_seconds=default, confirmed=False,
                                wall_seconds=time.monotonic() - started)
+
+
+def _joined(timings: list[Timing]) -> Timing:
+    """Single runs as one timing of all of them."""
+    nests: dict[frozenset[str], tuple[float, ...]] = {}
+    if all(t.nests.keys() == timings[0].nests.keys() for t in timings):
+        nests = {ids: tuple(x for t in timings for x in t.nests[ids]) for ids in timings[0].nests}
+    return Timing(tuple(x for t in timings for x in t.runs), tuple(x for t in timings for x in t.walls), nests)
 
 
 def default_recipes(program: Program) -> RecipeBook:
@@ -217,10 +425,10 @@ def _as_taken(program: Program, recipes: Path, book: RecipeBook) -> RecipeBook:
 
 
 def build_and_run(program: Program, book: RecipeBook, stem: Path, repeat: int,
-                  timeout: float | None) -> tuple[str | tuple[str, str], list[float], list[float]]:
-    """(stdout and stderr of the program, its times, its wall times), or (why it did not run, [], [])."""
+                  timeout: float | None) -> tuple[str | tuple[str, str], Timing | None]:
+    """(stdout and stderr of the program, its times), or (why it did not run, None)."""
     exe = build(program, book, stem)
-    return run_built(program, exe, repeat, timeout) if isinstance(exe, Path) else (exe, [], [])
+    return run_built(program, exe, repeat, timeout) if isinstance(exe, Path) else (exe, None)
 
 
 def build(program: Program, book: RecipeBook, stem: Path) -> Path | str:
@@ -228,7 +436,7 @@ def build(program: Program, book: RecipeBook, stem: Path) -> Path | str:
     recipes, exe = stem.with_suffix(".json"), stem.with_suffix(".exe")
     book.save(recipes)
     env = {**os.environ, "S2S_MODE": "pluto", "S2S_RECIPES": str(recipes),
-           "S2S_TARGET": program.target}
+           "S2S_TARGET": program.target, "S2S_TIME_NESTS": "1" if program.time_nests else "0"}
     built = subprocess.run([_s2s_cc(), *program.cflags, "--s2s-report", *program.sources, "-o", str(exe),
                             *program.libs], capture_output=True, text=True, env=env)
     if built.returncode != 0:
@@ -240,30 +448,52 @@ def build(program: Program, book: RecipeBook, stem: Path) -> Path | str:
 
 
 def run_built(program: Program, exe: Path, repeat: int,
-              timeout: float | None) -> tuple[str | tuple[str, str], list[float], list[float]]:
+              timeout: float | None) -> tuple[str | tuple[str, str], Timing | None]:
     """``exe`` run ``repeat`` times: as ``build_and_run``."""
     command = [a.replace("{exe}", str(exe)) for a in program.run] or [str(exe)]
+    times_file = exe.with_suffix(".nests")
+    env = {**os.environ, "S2S_NEST_TIMES": str(times_file)}
     outputs, times, walls = None, [], []
+    nests: list[dict[frozenset[str], float]] = []
     for _ in range(repeat):
+        times_file.unlink(missing_ok=True)
         t0 = time.perf_counter()
         try:
-            ran = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+            ran = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
-            return f"timeout: past {timeout:.1f} s", [], []
+            return f"timeout: past {timeout:.1f} s", None
         wall = time.perf_counter() - t0
         walls.append(wall)
         if ran.returncode != 0:
-            return f"failed: exit status {ran.returncode}", [], []
+            return f"failed: exit status {ran.returncode}", None
         stdout = ran.stdout
         if program.time_from_output:
             numbers = re.findall(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?", stdout)
             if not numbers:
-                return "failed: no time printed", [], []
+                return "failed: no time printed", None
             wall = float(numbers[-1])
             stdout = stdout[:stdout.rfind(numbers[-1])]
         times.append(wall)
+        nests.append(_nest_times(times_file))
         outputs = outputs or (stdout, ran.stderr)
-    return outputs, times, walls
+    common = set(nests[0]).intersection(*nests) if nests else set()
+    return outputs, Timing(tuple(times), tuple(walls), {ids: tuple(n[ids] for n in nests) for ids in common})
+
+
+def _nest_times(path: Path) -> dict[frozenset[str], float]:
+    """The seconds per timed statement a run wrote (``s2s.driver.nest_timers``); statements that
+    ran nowhere are left out, those of one SCoP in several files added up."""
+    out: dict[frozenset[str], float] = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() and int(parts[2]) > 0:
+            ids = frozenset(parts[0].split(","))
+            out[ids] = out.get(ids, 0.0) + int(parts[1]) * 1e-9
+    return out
 
 
 def _s2s_cc() -> str:
