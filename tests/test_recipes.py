@@ -4,6 +4,7 @@ an edited one other code that is still right, and a step that does not apply is 
 reason, never followed into wrong code."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 
@@ -250,5 +251,101 @@ def test_kernel_blockings_are_replayed_or_refused(tmp_path, monkeypatch, blockin
     again = next(r for r in result.recipes if r.function == "product")
     used = next(s for s in again.steps if s.kind == "matmul-kernel").values["blocking"]["S0"]
     assert (used == blocking) != refused
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref
+
+
+# A 2-D heat step repeated over time (a 3-deep permutable band, skewed by the scheduler) and a
+# matrix product as loops; each prints a checksum.
+HEAT_AND_PRODUCT = """
+#include <stdio.h>
+#define N 90
+
+static double a[N][N], b[N][N], c[N][N], g[N][N];
+
+void heat(int steps) {
+  for (int t = 0; t < steps; t++)
+    for (int i = 1; i < N - 1; i++)
+      for (int j = 1; j < N - 1; j++)
+        g[i][j] = 0.25 * (g[i - 1][j] + g[i + 1][j] + g[i][j - 1] + g[i][j + 1]);
+}
+
+void product(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        c[i][j] += a[i][k] * b[k][j];
+}
+
+int main(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      a[i][j] = (i * 3 + j) % 7;
+      b[i][j] = (i + j * 5) % 9;
+      g[i][j] = (i * j) % 13;
+    }
+  heat(7);
+  product();
+  double s = 0, t = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      s += c[i][j] * (i + 1);
+      t += g[i][j] * (j + 1);
+    }
+  printf("%a %a\\n", s, t);
+  return 0;
+}
+"""
+
+
+def _with_band_steps(book: RecipeBook, function: str, *steps: Step) -> RecipeBook:
+    """``book`` with ``steps`` put before the first band step of ``function``'s recipe."""
+    recipe = next(r for r in book.recipes if r.function == function)
+    at = next(k for k, s in enumerate(recipe.steps) if s.kind == "tile")
+    return book.with_steps(recipe.scop, recipe.steps[:at] + steps + recipe.steps[at:])
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_interchange_and_skew_are_replayed_and_recorded(tmp_path, monkeypatch, target):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    path = tmp_path / "heat.c"
+    path.write_text(HEAT_AND_PRODUCT)
+    opts = PipelineOptions(mode="pluto", target=target, report=True, kernels=False)
+    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
+    band = lambda f: next(s.target for s in next(r for r in book.recipes if r.function == f).steps if s.kind == "tile")
+    edited = _with_band_steps(book, "product", Step.of("permute", band("product"), order=[0, 2, 1]))
+    edited = _with_band_steps(edited, "heat", Step.of("skew", band("heat"), rows=[[2, 1, 1]]))
+    saved = tmp_path / "r.json"
+    edited.save(saved)
+    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
+    assert not any("refused" in ln for ln in result.report), result.report
+    taken = {r.function: r.steps for r in result.recipes}
+    assert Step.of("permute", band("product"), order=[0, 2, 1]) in taken["product"]
+    assert Step.of("skew", band("heat"), rows=[[2, 1, 1]]) in taken["heat"]
+    # the schedule step keeps the scheduler's rows: replaying what was taken changes nothing
+    assert next(s for s in taken["product"] if s.kind == "schedule") == next(
+        s for s in book.recipes[1].steps if s.kind == "schedule")
+    product = result.source[result.source.index("void product"):result.source.index("int main")]
+    loops = [ln.split("for (int ")[1].split(" ")[0] for ln in product.splitlines() if "for (int " in ln]
+    assert loops.index("k") < len(loops) - 1, product      # (k no longer innermost: i-k-j)
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    assert out == ref
+
+
+def test_reorders_that_do_not_fit_the_band_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    path = tmp_path / "heat.c"
+    path.write_text(HEAT_AND_PRODUCT)
+    opts = PipelineOptions(mode="pluto", target="c", report=True, kernels=False)
+    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
+    recipe = next(r for r in book.recipes if r.function == "product")
+    band = next(s.target for s in recipe.steps if s.kind == "tile")
+    saved = tmp_path / "r.json"
+    _with_band_steps(book, "product", Step.of("permute", band, order=[1, 0]),
+                     Step.of("skew", band, rows=[[0, 0, 1]])).save(saved)
+    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
+    line = next(ln for ln in result.report if ": product: SCoP" in ln)
+    assert "permute(band0:S0: order=1x0) refused: 'order' names 2 members; band 0 has 3" in line, line
+    assert "refused: 'rows' must be [[target, source, factor], ...]" in line, line
     ref, out = outputs_of_both_builds(path, result.source, openmp=False)
     assert out == ref

@@ -521,11 +521,11 @@ class PlutoScheduler:
             else:
                 result.rows.extend(self._original_tail(found, left))
                 result.log.append("tied instances: original order appended")
-        self._mark_parallel(result.rows)
+        self.mark_parallel(result.rows)
         result.seconds = time.perf_counter() - start
         return result
 
-    def _mark_parallel(self, rows: list[Row]) -> None:
+    def mark_parallel(self, rows: list[Row]) -> None:
         """Sets each hyperplane's ``parallel`` flag: true if every dependence that the rows before
         its band leave unordered has distance zero on it. Counting from the band's start (not from
         the row) keeps the flag true of the tile loop too: tiling a band whose (1, 1)-dependence
@@ -551,7 +551,7 @@ class PlutoScheduler:
         if self._original is None:
             self.deadline = time.perf_counter() + self.budget_s
             rows = self._original_rows()
-            self._mark_parallel(rows)
+            self.mark_parallel(rows)
             self._original = rows
         return PlutoSchedule(list(self._original), log=["original order"])
 

@@ -54,6 +54,8 @@ class BandPlan:
     tile: tuple[int, ...] | None = None   # sizes per member, in the band's order; (): untiled
     jam: int | None = None                # copies unrolled and jammed (0, 1: none)
     wavefront: bool | None = None         # a wavefront of tiles where no tile loop is parallel
+    order: tuple[int, ...] | None = None  # the members in this order (decisions.py ``permute``)
+    skew: tuple[tuple[int, int, int], ...] = ()   # (member, plus member, times factor), after ``order``
 
 
 @dataclass(frozen=True)

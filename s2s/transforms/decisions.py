@@ -16,6 +16,11 @@ Kinds, with their parameters:
 ``schedule``        ``rows``: per row ``{"kind", "band", "parallel", "S<k>": [c_1..c_m, c_0]}``
                     (recorded; replayed as a check that the scheduler finds the same rows)
 ``tile``            ``sizes``: per band member (``[]``: the band's loops untiled)
+``permute``         ``order``: the band's members in a new order (interchange): member ``k`` of
+                    the new band is member ``order[k]`` of the schedule's (a permutable band's
+                    members may run in any order)
+``skew``            ``rows``: ``[[target, source, factor], ...]``: member ``target`` of the band
+                    plus ``factor`` (1-4) times member ``source``, in turn, after ``permute``
 ``unroll-and-jam``  ``factor`` (0: none), ``lag`` (recorded: each copy's delay, lagged_jam.py)
 ``wavefront``       ``enabled``: a wavefront of tiles where no tile loop is parallel
 ``parallelize``     ``enabled``: the target's parallel loops (false: the sequential code)
@@ -45,7 +50,7 @@ from s2s.schedule.matmul import parse_mark_name
 from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
-STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "unroll-and-jam", "wavefront", "parallelize",
+STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "permute", "skew", "unroll-and-jam", "wavefront", "parallelize",
               "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability")
 
 
@@ -144,7 +149,7 @@ def describe(steps: tuple[Step, ...]) -> str:
 
 
 BandKey = tuple[int, frozenset[int]]   # (band, statements by index): a band as TreeOptions.band_plans names it
-BAND_KINDS = ("tile", "unroll-and-jam", "wavefront")
+BAND_KINDS = ("tile", "unroll-and-jam", "wavefront", "permute", "skew")
 RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
 RECORDED_PARAMS = {"unroll-and-jam": ("lag",)}                 # recorded, never read back
 
@@ -266,6 +271,18 @@ def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
         if not isinstance(factor, int) or isinstance(factor, bool) or not 0 <= factor <= 16:
             return "'factor' must be an integer from 0 to 16"
         plan = dataclasses.replace(plan, jam=factor)
+    elif step.kind == "permute":
+        order = values.get("order")
+        if not isinstance(order, list) or sorted(order) != list(range(len(order))) or len(order) < 2:
+            return "'order' must be a permutation of the band's members 0..n-1"
+        plan = dataclasses.replace(plan, order=tuple(order))
+    elif step.kind == "skew":
+        rows = values.get("rows")
+        if not isinstance(rows, list) or not rows or not all(
+                isinstance(r, list) and len(r) == 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in r)
+                and r[0] != r[1] and min(r[0], r[1]) >= 0 and 1 <= r[2] <= 4 for r in rows):
+            return "'rows' must be [[target, source, factor], ...]: two members of the band, a factor from 1 to 4"
+        plan = dataclasses.replace(plan, skew=tuple(tuple(r) for r in rows))
     else:
         if not isinstance(values.get("enabled"), bool):
             return "'enabled' must be true or false"
@@ -275,9 +292,11 @@ def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
 
 
 def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: tuple[tuple[str, str], ...],
-                jam_rows: tuple, jam_factor: int) -> tuple[Step, ...]:
+                jam_rows: tuple, jam_factor: int, reordered: dict | None = None) -> tuple[Step, ...]:
     """What the optimizer decided for a tree of ``sched``, as steps: the schedule's rows, the
-    kernels' statements, the rows jammed over inner loops, and per band what ``report`` says."""
+    kernels' statements, the rows jammed over inner loops, and per band what ``report`` says
+    (and the recipe's order and skew of its members, ``reordered`` by band number)."""
+    reordered = reordered or {}
     index = {st.name: k for k, st in enumerate(scop.statements)}
     rows = [{"kind": r.kind, "band": r.band, "parallel": r.parallel,
              **{f"S{index[name]}": list(c) for name, c in r.coefficients.items() if name in index}}
@@ -291,6 +310,10 @@ def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: t
         steps.append(Step.of("outer-jam", "scop", rows=[k for k, _ in jam_rows], factor=jam_factor))
     for b in report.bands:
         target = band_target(b.band, b.statements)
+        if b.band in reordered and reordered[b.band].order is not None:
+            steps.append(Step.of("permute", target, order=list(reordered[b.band].order)))
+        if b.band in reordered and reordered[b.band].skew:
+            steps.append(Step.of("skew", target, rows=[list(r) for r in reordered[b.band].skew]))
         steps.append(Step.of("tile", target, sizes=list(b.tile)))
         steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
         if b.wavefront:

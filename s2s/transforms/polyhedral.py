@@ -11,6 +11,7 @@ from s2s.ir import expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.ast_order import AST_CHECK_OPERATIONS, TOO_DEAR, ast_fault
+from s2s.schedule.band_order import reordered_bands
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
@@ -113,6 +114,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
                       steps=(keep,), refused=refused)
     choice = _choose_schedule(scop, options)
     taken = {s.target for s in choice.steps if s.kind == "tile"}
+    refused += choice.refused
     refused += tuple(Refusal(s, "no such band in this schedule") for s in options.steps
                      if parse_band_target(s.target) is not None and s.target not in taken)
     wanted = next((s for s in options.steps if s.kind == "schedule"), None)
@@ -333,6 +335,15 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
             jams = _jams(scop, deps, sched, options)
+    # (the recipe's interchange and skew, on top of the rows the rules settled on: its steps
+    # record those rows, and the reorder as steps of its own)
+    settled = sched
+    reordered = reordered_bands(sched, options.band_plans, scheduler.mark_parallel)
+    if reordered.applied:
+        sched = reordered.schedule
+        jams = _jams(scop, deps, sched, options) if jams else jams
+    refused = tuple(Refusal(s, reordered.refused[band[0]]) for s in options.steps if s.kind in ("permute", "skew")
+                    and (band := parse_band_target(s.target)) is not None and band[0] in reordered.refused)
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
@@ -389,8 +400,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0,
-                  steps=steps_taken(scop, sched, report, kernels, jams if report.outer_jams else (),
-                                    tree_options.unroll_jam)), kernels
+                  steps=steps_taken(scop, settled, report, kernels, jams if report.outer_jams else (),
+                                    tree_options.unroll_jam, reordered.applied), refused=refused), kernels
 
 
 UNROLL_JAM = "unroll-and-jam"

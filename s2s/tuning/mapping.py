@@ -110,6 +110,9 @@ def _laid_over(own: list[Step], wanted: list[Step], matches: dict[int, int], sch
         values = step.values
         if step.kind == "tile":
             values = {**values, "sizes": _sizes(values.get("sizes") or [], _members(target, own, schedule_of))}
+        if step.kind in ("permute", "skew") and not _fits(step, _members(target, own, schedule_of)):
+            notes.append(f"{step}: the band it maps to has {_members(target, own, schedule_of)} loops")
+            continue
         moved = Step.of(step.kind, target, **values)
         at = next((i for i, s in enumerate(out) if s.kind == step.kind and s.target == target), None)
         if at is not None:
@@ -118,6 +121,13 @@ def _laid_over(own: list[Step], wanted: list[Step], matches: dict[int, int], sch
             last = max(i for i, s in enumerate(out) if s.target == target)
             out.insert(last + 1, moved)
     return out
+
+
+def _fits(step: Step, members: int) -> bool:
+    """Whether a ``permute`` or ``skew`` step names loops of a band of ``members`` loops."""
+    if step.kind == "permute":
+        return len(step.values.get("order") or []) == members
+    return all(max(r[0], r[1]) < members for r in step.values.get("rows") or [])
 
 
 def _best_band(index: int, statements: set[int], bands: dict[str, tuple[int, frozenset[int]]]) -> str | None:
