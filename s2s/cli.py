@@ -421,8 +421,9 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                    help="the program prints its own time, the last number on stdout (default: wall time)")
     p.add_argument("--budget", type=int, default=20, help="evaluations (default 20)")
     p.add_argument("--repeat", type=int, default=3, help="runs per evaluation, the median counts (default 3)")
-    p.add_argument("--search", choices=("local", "tpe"), default="local",
-                   help="local: one knob of the best recipe at a time (default); tpe: Optuna's TPE sampler")
+    p.add_argument("--search", choices=("tpe", "local"), default="tpe",
+                   help="tpe: Optuna's TPE sampler over every knob (default); local: one knob of the best "
+                        "recipe at a time")
     p.add_argument("--workers", type=int, default=1,
                    help="candidates built at a time (default 1); they still run one at a time")
     p.add_argument("--no-time-nests", action="store_true",
@@ -443,11 +444,11 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", help="the program's name in the database (default: polybench/KERNEL or the file's)")
     p.add_argument("--measure-features", action="store_true",
                    help="profile the program once for its nests' sizes and measured features (s2s profile)")
-    p.epilog = ("Starts from the rules' recipe (s2s opt --emit-recipes) and changes one knob of the best "
-                "recipe at a time; each candidate is built with s2s-cc --s2s-recipes, run, and its output "
-                "compared with the default build's, byte for byte; it is timed on the loop nests it changes "
-                "(s2s-cc --s2s-time-nests). The tuned recipes are stored in the recipe "
-                "database (s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md).")
+    p.epilog = ("Starts from the rules' recipe (s2s opt --emit-recipes) and searches its knobs (Optuna's TPE, "
+                "or one knob of the best recipe at a time); each candidate is built with s2s-cc --s2s-recipes, "
+                "run, and its output compared with the default build's, byte for byte; it is timed on the loop "
+                "nests it changes (s2s-cc --s2s-time-nests). The tuned recipes are stored in the recipe database "
+                "(s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md).")
 
 
 def _run_tune(ns: argparse.Namespace) -> int:

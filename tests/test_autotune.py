@@ -75,12 +75,15 @@ def test_moves_change_one_knob_of_a_tunable_scop(program):
         after = next(r.steps for r in move.book.recipes if r.scop == move.scop)
         if before[0].kind == "keep-original":   # (past the rules' gain checks)
             assert [s.kind for s in after] == ["profitability"] and after[0].values == {"enabled": False}
+        elif " loops " in move.description:   # (two loops of a band interchanged: a permute step)
+            assert [s for s in before if s.kind != "permute"] == [s for s in after if s.kind != "permute"]
+            assert [s for s in before if s.kind == "permute"] != [s for s in after if s.kind == "permute"]
         else:
             assert len(before) == len(after) and sum(a != b for a, b in zip(before, after)) == 1, move.description
 
 
 def test_candidates_are_checked_and_the_best_recipes_written(program, tmp_path):
-    result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work")
+    result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work", search="local")
     assert len(result.evaluations) == 4
     assert all(ev.status in ("ok", "refused") for ev in result.evaluations), result.evaluations
     saved = tmp_path / "best.json"
@@ -89,7 +92,7 @@ def test_candidates_are_checked_and_the_best_recipes_written(program, tmp_path):
 
 
 def test_workers_build_side_by_side_and_time_the_nests_changed(program, tmp_path):
-    result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work", workers=2)
+    result = autotune(program, budget=4, repeat=1, workdir=tmp_path / "work", workers=2, search="local")
     assert len(result.evaluations) == 4 and [ev.number for ev in result.evaluations] == [1, 2, 3, 4]
     assert all(ev.status in ("ok", "refused") for ev in result.evaluations), result.evaluations
     # (timed by the nests' timers: every candidate built wrote them)
@@ -112,7 +115,7 @@ def test_a_candidate_with_another_output_is_discarded(program, tmp_path, monkeyp
     step = tunable(book)[0]
     band = next(s.target for s in step.steps if s.kind == "unroll-and-jam")
     monkeypatch.setattr(tuner, "neighbour", lambda best, rng, functions=(): _jam_eight(best, band))
-    result = autotune(program, budget=2, repeat=1, workdir=tmp_path / "work")
+    result = autotune(program, budget=2, repeat=1, workdir=tmp_path / "work", search="local")
     # (one evaluation: the only move there is gives a recipe tried before the second time)
     assert [ev.status for ev in result.evaluations] == ["wrong output"]
     assert not any(ev.kept for ev in result.evaluations)
@@ -131,7 +134,7 @@ def test_a_gain_not_confirmed_beside_the_default_is_dropped(program, tmp_path, m
 
     monkeypatch.setattr(tuner, "_evaluate", lucky)
     monkeypatch.setattr(tuner, "neighbour", lambda best, rng, functions=(): _jam_eight(best, _band(best)))
-    result = autotune(program, budget=1, repeat=1, workdir=tmp_path / "work", min_gain=0.5)
+    result = autotune(program, budget=1, repeat=1, workdir=tmp_path / "work", min_gain=0.5, search="local")
     assert [ev.kept for ev in result.evaluations] == [True]
     assert not result.confirmed and result.speedup == 1.0
     assert json.loads(result.best.to_json())["recipes"] == json.loads(default_recipes(program).to_json())["recipes"]
@@ -228,3 +231,14 @@ def test_differing_recipes():
     a = RecipeBook(p, [ScopRecipe("f/1", "f", 1, keep), ScopRecipe("g/2", "g", 5, keep)])
     assert differing(a, a) == frozenset()
     assert differing(a.with_steps("g/2", fuse), a) == frozenset(["g/2"])
+
+
+def test_an_interchange_move_adds_a_permute_step_and_undoes_it(program):
+    from s2s.tuning.search import _interchanged
+
+    recipe = next(r for r in tunable(default_recipes(program)) if r.function == "step")
+    tile = next(s for s in recipe.steps if s.kind == "tile")
+    swapped, order = _interchanged(recipe.steps, tile, random.Random(0))
+    assert order == [1, 0] and [s.kind for s in swapped].index("permute") == [s.kind for s in swapped].index("tile") - 1
+    back, order = _interchanged(swapped, tile, random.Random(0))
+    assert order is None and back == recipe.steps

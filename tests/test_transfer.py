@@ -142,7 +142,7 @@ def test_a_recipe_is_laid_over_the_targets_own_bands():
 
 def test_tuned_nests_are_stored_and_lent_to_a_similar_program(programs, tmp_path):
     blur, sharpen = programs
-    tuned = autotune(blur, budget=2, repeat=1, workdir=tmp_path / "tune")
+    tuned = autotune(blur, budget=2, repeat=1, workdir=tmp_path / "tune", search="local")
     with RecipeDB() as db:
         ids = record(db, blur, tuned, "blur", features=nest_features(blur))
         rows = db.records()

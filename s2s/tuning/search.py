@@ -1,5 +1,6 @@
-"""Neighbours of a recipe: one knob of one SCoP's steps changed (tile sizes, unroll-and-jam
-copies, fusion, the kernels' panels; a wavefront, the threads or the kernels switched), the moves
+"""Neighbours of a recipe: one knob of one SCoP's steps changed (tile sizes, two loops of a band
+interchanged, unroll-and-jam copies, fusion, the kernels' panels; a wavefront, the threads or the
+kernels switched), the moves
 of the autotuner's local search (``s2s.tuning.tuner``). Every move yields steps that replay checks
 like any other: a move that does not fit the SCoP is refused there, never followed into wrong
 code."""
@@ -44,15 +45,42 @@ def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] =
         return Move(recipe.scop, f"{recipe.function}: optimized without the gain checks",
                     book.with_steps(recipe.scop, steps))
     moves = [(k, kind) for k, s in enumerate(recipe.steps) for kind in _kinds(s)]
+    moves += [(k, "permute") for k, s in enumerate(recipe.steps)
+              if s.kind == "tile" and _members(recipe.steps, s) >= 2]
     if not moves:
         return None
     k, kind = rng.choice(moves)
     step = recipe.steps[k]
+    if kind == "permute":
+        steps, order = _interchanged(recipe.steps, step, rng)
+        shown = "as scheduled" if order is None else "in order " + ",".join(map(str, order))
+        return Move(recipe.scop, f"{recipe.function}: {step.target} loops {shown}", book.with_steps(recipe.scop, steps))
     changed, what = _changed(step, kind, rng, band_loops(recipe.steps, step.target) or 2)
     if changed == step:
         return None
     steps = recipe.steps[:k] + (changed,) + recipe.steps[k + 1:]
     return Move(recipe.scop, f"{recipe.function}: {what}", book.with_steps(recipe.scop, steps))
+
+
+def _members(steps: tuple[Step, ...], tile: Step) -> int:
+    """How many loops the band of ``tile`` has."""
+    return len(tile.values.get("sizes") or []) or band_loops(steps, tile.target)
+
+
+def _interchanged(steps: tuple[Step, ...], tile: Step, rng: random.Random) -> tuple[tuple[Step, ...], list | None]:
+    """``steps`` with two loops of ``tile``'s band swapped (a ``permute`` step added, changed, or
+    dropped where the order comes back to the scheduler's), and the band's new order (None: the
+    scheduler's)."""
+    at = next((k for k, s in enumerate(steps) if s.kind == "permute" and s.target == tile.target), None)
+    n = _members(steps, tile)
+    order = list(steps[at].values.get("order") or range(n)) if at is not None else list(range(n))
+    i, j = rng.sample(range(len(order)), 2)
+    order[i], order[j] = order[j], order[i]
+    rest = tuple(s for k, s in enumerate(steps) if k != at)
+    if order == sorted(order):
+        return rest, None
+    where = rest.index(tile)
+    return rest[:where] + (Step.of("permute", tile.target, order=order),) + rest[where:], order
 
 
 def _kinds(step: Step) -> list[str]:

@@ -5,10 +5,11 @@ A trial decides, per SCoP, its structure first: past the rules' gain checks or n
 keep as written), the fusion policy, and the wavefront, threads and kernels switched on or off
 where the rules' steps have them. The steps the optimizer takes for that structure are asked of
 ``s2s opt`` (once per structure, as the rules would take them under those decisions); the trial
-then sets their knobs: tiled or not and the tile size per band member, unroll-and-jam copies, the
-kernels' panel depth and rows. Parameters are named by SCoP, structure and step target, so TPE
-learns each structure's knobs apart; every choice list holds the rules' own value. The rules'
-recipe is the first trial, told its measured time without another build.
+then sets their knobs: the order of a band's loops (interchange), tiled or not and the tile size
+per band member, unroll-and-jam copies, the kernels' panel depth and rows. Parameters are named
+by SCoP, structure and step target, so TPE learns each structure's knobs apart; every choice
+list holds the rules' own value. The rules' recipe is the first trial, told its measured time
+without another build.
 
 The objective is a candidate's time over the default's on what it changes (``tuner.compared``);
 a candidate that fails, is refused or prints anything else is a failed trial. What is kept, and
@@ -17,6 +18,7 @@ confirmed at the end, follows the same rule as the local search.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
@@ -31,6 +33,7 @@ DEPTHS = (64, 128, 256, 384, 512, 768, 1024)
 PANEL_ROW_BLOCKS = (4, 8, 16, 32, 64)     # panel rows, in register blocks
 STARTUP_TRIALS = 4                         # random trials before TPE models (Optuna's default is 10)
 SWITCHED = ("wavefront", "parallelize", "matmul-kernel")
+MAX_PERMUTED = 4                           # bands of up to this many loops get an order knob (4! orders)
 
 
 class Chooser(Protocol):
@@ -87,12 +90,29 @@ class Space:
         if frame and frame != [Step.of("profitability", "scop", enabled=False)]:
             steps = self._rules(key, tuple(frame))
         structure = hashlib.sha256(json.dumps([s.as_dict() for s in frame]).encode()).hexdigest()[:6]
-        return tuple(_knobs(s, f"{key}|{structure}|{s.target}", choose, band_loops(steps, s.target)) for s in steps)
+        out: list[Step] = []
+        for s in steps:
+            name, members = f"{key}|{structure}|{s.target}", band_loops(steps, s.target)
+            if s.kind == "tile" and 2 <= members <= MAX_PERMUTED:
+                out += _order(steps, s.target, name, choose, members)
+            if s.kind != "permute":
+                out.append(_knobs(s, name, choose, members))
+        return tuple(out)
 
     def _rules(self, scop: str, frame: tuple[Step, ...]) -> tuple[Step, ...]:
         if (scop, frame) not in self._taken:
             self._taken[scop, frame] = self.rules(scop, frame) or frame
         return self._taken[scop, frame]
+
+
+def _order(steps: tuple[Step, ...], target: str, name: str, choose: Chooser, members: int) -> list[Step]:
+    """The ``permute`` step of band ``target`` as ``choose`` picks its order (none: the
+    scheduler's)."""
+    given = next((s.values.get("order") for s in steps if s.kind == "permute" and s.target == target), None)
+    default = ",".join(map(str, given or range(members)))
+    picked = choose(f"{name}|order", [",".join(map(str, p)) for p in itertools.permutations(range(members))], default)
+    order = [int(x) for x in str(picked).split(",")]
+    return [] if order == sorted(order) else [Step.of("permute", target, order=order)]
 
 
 def _knobs(step: Step, name: str, choose: Chooser, members: int) -> Step:

@@ -2,8 +2,8 @@
 
 It starts from the rules' recipe (``s2s opt --emit-recipes``), and in each evaluation changes one
 knob of the best recipe so far, or now and then of one of the fastest right candidates not kept
-(``search.neighbour``: tile sizes, unroll-and-jam copies, fusion, the kernels' panel depth and
-rows, the rules' gain checks), builds the program with ``s2s-cc --s2s-recipes``, runs it
+(``search.neighbour``: tile sizes, an interchange, unroll-and-jam copies, fusion, the kernels'
+panel depth and rows, the rules' gain checks; or Optuna's TPE over them all, ``tpe.py``), builds the program with ``s2s-cc --s2s-recipes``, runs it
 (killed past ``timeout_factor`` times the default's longest run), and compares its output with the
 default build's, byte for byte: a candidate that prints anything else is discarded and logged
 (s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
@@ -210,16 +210,16 @@ def _evaluate(program: Program, candidate: Candidate, base: Baseline, repeat: in
     return Evaluation(number, change, "ok", seconds, kept, speedup=default / mine if mine > 0 else None), timing
 
 
-SEARCHES = ("local", "tpe")
+SEARCHES = ("tpe", "local")
 
 
 def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor: float = 1.5,
              min_gain: float = 0.05, seed: int = 0, workdir: Path | None = None,
              progress: Callable[[Evaluation, float], None] | None = None, workers: int = 1,
-             search: str = "local") -> TuneResult:
+             search: str = "tpe") -> TuneResult:
     """Search recipes for ``program``'s first source within ``budget`` evaluations, ``workers``
-    candidates built at a time, by the local search of ``search.neighbour`` or by Optuna's TPE
-    (``tpe.py``)."""
+    candidates built at a time, by Optuna's TPE (``tpe.py``) or the local search of
+    ``search.neighbour``."""
     if search not in SEARCHES:
         raise ValueError(f"unknown search {search!r} (known: {', '.join(SEARCHES)})")
     started = time.monotonic()
