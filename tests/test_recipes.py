@@ -349,3 +349,24 @@ def test_reorders_that_do_not_fit_the_band_are_refused(tmp_path, monkeypatch):
     assert "refused: 'rows' must be [[target, source, factor], ...]" in line, line
     ref, out = outputs_of_both_builds(path, result.source, openmp=False)
     assert out == ref
+
+
+def test_a_permuted_band_runs_its_last_loop_innermost(tmp_path, monkeypatch):
+    # without the step the member with the best locality (j) would run innermost; the recipe
+    # puts i there, and i is what varies in the innermost loop
+    import re
+
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
+    path = tmp_path / "heat.c"
+    path.write_text(HEAT_AND_PRODUCT)
+    opts = PipelineOptions(mode="pluto", target="c", report=True, kernels=False)
+    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
+    band = next(s.target for s in next(r for r in book.recipes if r.function == "product").steps if s.kind == "tile")
+    saved = tmp_path / "r.json"
+    _with_band_steps(book, "product", Step.of("permute", band, order=[1, 2, 0])).save(saved)
+    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
+    product = result.source[result.source.index("void product"):result.source.index("int main")]
+    inner = [ln.split("for (int ")[1].split(" ")[0] for ln in product.splitlines() if "for (int " in ln][-1]
+    assert re.search(rf"c\[[^\]]*\b{inner}\b[^\]]*\]\[", product), product      # c[.. i ..][..]
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref

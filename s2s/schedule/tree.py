@@ -268,7 +268,9 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
           report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None,
           plan: BandPlan = BandPlan(), key: tuple[int, frozenset[int]] = (-1, frozenset())) -> isl.ScheduleNode:
     n = len(members)
-    inner = innermost_member(stmts, members) if n > 1 else 0
+    # (a recipe's order of the members is theirs to the innermost; else the member with the best
+    # locality runs innermost)
+    inner = n - 1 if plan.order is not None else innermost_member(stmts, members) if n > 1 else 0
     coincident = [r.parallel for r in members]
     order = [j for j in range(n) if j != inner] + [inner]
     if plan.tile and len(plan.tile) != n:
