@@ -4,7 +4,6 @@ an edited one other code that is still right, and a step that does not apply is 
 reason, never followed into wrong code."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 
@@ -305,45 +304,57 @@ def _with_band_steps(book: RecipeBook, function: str, *steps: Step) -> RecipeBoo
     return book.with_steps(recipe.scop, recipe.steps[:at] + steps + recipe.steps[at:])
 
 
-@pytest.mark.parametrize("target", ["c", "openmp"])
-def test_interchange_and_skew_are_replayed_and_recorded(tmp_path, monkeypatch, target):
+def _band(book: RecipeBook, function: str) -> str:
+    return next(s.target for s in next(r for r in book.recipes if r.function == function).steps if s.kind == "tile")
+
+
+@pytest.fixture
+def heat_and_product(tmp_path, monkeypatch):
+    """(the program's path, a replay of an edited book of its rules' recipes, that book)."""
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
     path = tmp_path / "heat.c"
     path.write_text(HEAT_AND_PRODUCT)
-    opts = PipelineOptions(mode="pluto", target=target, report=True, kernels=False)
-    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
-    band = lambda f: next(s.target for s in next(r for r in book.recipes if r.function == f).steps if s.kind == "tile")
-    edited = _with_band_steps(book, "product", Step.of("permute", band("product"), order=[0, 2, 1]))
-    edited = _with_band_steps(edited, "heat", Step.of("skew", band("heat"), rows=[[2, 1, 1]]))
-    saved = tmp_path / "r.json"
-    edited.save(saved)
-    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
+
+    def replayed(book: RecipeBook, target: str = "c"):
+        saved = tmp_path / "r.json"
+        book.save(saved)
+        return optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, report=True, kernels=False,
+                                                              recipes=str(saved)))
+
+    opts = PipelineOptions(mode="pluto", target="c", report=True, kernels=False)
+    return path, replayed, RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
+
+
+def _loops(source: str, function: str) -> tuple[str, list[str]]:
+    """The text of ``function`` (up to main) and its loop variables, outermost first."""
+    text = source[source.index(f"void {function}"):source.index("int main")]
+    return text, [ln.split("for (int ")[1].split(" ")[0] for ln in text.splitlines() if "for (int " in ln]
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_interchange_and_skew_are_replayed_and_recorded(heat_and_product, target):
+    path, replayed, book = heat_and_product
+    edited = _with_band_steps(book, "product", Step.of("permute", _band(book, "product"), order=[0, 2, 1]))
+    edited = _with_band_steps(edited, "heat", Step.of("skew", _band(book, "heat"), rows=[[2, 1, 1]]))
+    result = replayed(edited, target)
     assert not any("refused" in ln for ln in result.report), result.report
     taken = {r.function: r.steps for r in result.recipes}
-    assert Step.of("permute", band("product"), order=[0, 2, 1]) in taken["product"]
-    assert Step.of("skew", band("heat"), rows=[[2, 1, 1]]) in taken["heat"]
+    assert Step.of("permute", _band(book, "product"), order=[0, 2, 1]) in taken["product"]
+    assert Step.of("skew", _band(book, "heat"), rows=[[2, 1, 1]]) in taken["heat"]
     # the schedule step keeps the scheduler's rows: replaying what was taken changes nothing
     assert next(s for s in taken["product"] if s.kind == "schedule") == next(
         s for s in book.recipes[1].steps if s.kind == "schedule")
-    product = result.source[result.source.index("void product"):result.source.index("int main")]
-    loops = [ln.split("for (int ")[1].split(" ")[0] for ln in product.splitlines() if "for (int " in ln]
+    product, loops = _loops(result.source, "product")
     assert loops.index("k") < len(loops) - 1, product      # (k no longer innermost: i-k-j)
     ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
     assert out == ref
 
 
-def test_reorders_that_do_not_fit_the_band_are_refused(tmp_path, monkeypatch):
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
-    path = tmp_path / "heat.c"
-    path.write_text(HEAT_AND_PRODUCT)
-    opts = PipelineOptions(mode="pluto", target="c", report=True, kernels=False)
-    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
-    recipe = next(r for r in book.recipes if r.function == "product")
-    band = next(s.target for s in recipe.steps if s.kind == "tile")
-    saved = tmp_path / "r.json"
-    _with_band_steps(book, "product", Step.of("permute", band, order=[1, 0]),
-                     Step.of("skew", band, rows=[[0, 0, 1]])).save(saved)
-    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
+def test_reorders_that_do_not_fit_the_band_are_refused(heat_and_product):
+    path, replayed, book = heat_and_product
+    band = _band(book, "product")
+    result = replayed(_with_band_steps(book, "product", Step.of("permute", band, order=[1, 0]),
+                                       Step.of("skew", band, rows=[[0, 0, 1]])))
     line = next(ln for ln in result.report if ": product: SCoP" in ln)
     assert "permute(band0:S0: order=1x0) refused: 'order' names 2 members; band 0 has 3" in line, line
     assert "refused: 'rows' must be [[target, source, factor], ...]" in line, line
@@ -351,22 +362,14 @@ def test_reorders_that_do_not_fit_the_band_are_refused(tmp_path, monkeypatch):
     assert out == ref
 
 
-def test_a_permuted_band_runs_its_last_loop_innermost(tmp_path, monkeypatch):
+def test_a_permuted_band_runs_its_last_loop_innermost(heat_and_product):
     # without the step the member with the best locality (j) would run innermost; the recipe
     # puts i there, and i is what varies in the innermost loop
     import re
 
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0")
-    path = tmp_path / "heat.c"
-    path.write_text(HEAT_AND_PRODUCT)
-    opts = PipelineOptions(mode="pluto", target="c", report=True, kernels=False)
-    book = RecipeBook(recipes=list(optimize_c_file(str(path), [], opts).recipes))
-    band = next(s.target for s in next(r for r in book.recipes if r.function == "product").steps if s.kind == "tile")
-    saved = tmp_path / "r.json"
-    _with_band_steps(book, "product", Step.of("permute", band, order=[1, 2, 0])).save(saved)
-    result = optimize_c_file(str(path), [], dataclasses.replace(opts, recipes=str(saved)))
-    product = result.source[result.source.index("void product"):result.source.index("int main")]
-    inner = [ln.split("for (int ")[1].split(" ")[0] for ln in product.splitlines() if "for (int " in ln][-1]
-    assert re.search(rf"c\[[^\]]*\b{inner}\b[^\]]*\]\[", product), product      # c[.. i ..][..]
+    path, replayed, book = heat_and_product
+    result = replayed(_with_band_steps(book, "product", Step.of("permute", _band(book, "product"), order=[1, 2, 0])))
+    product, loops = _loops(result.source, "product")
+    assert re.search(rf"c\[[^\]]*\b{loops[-1]}\b[^\]]*\]\[", product), product      # c[.. i ..][..]
     ref, out = outputs_of_both_builds(path, result.source, openmp=False)
     assert out == ref

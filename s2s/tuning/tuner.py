@@ -1,13 +1,14 @@
 """The autotuner (``s2s tune``): recipes searched by measuring them.
 
-It starts from the rules' recipe (``s2s opt --emit-recipes``), and in each evaluation changes one
-knob of the best recipe so far, or now and then of one of the fastest right candidates not kept
-(``search.neighbour``: tile sizes, an interchange, unroll-and-jam copies, fusion, the kernels'
-panel depth and rows, the rules' gain checks; or Optuna's TPE over them all, ``tpe.py``), builds the program with ``s2s-cc --s2s-recipes``, runs it
-(killed past ``timeout_factor`` times the default's longest run), and compares its output with the
-default build's, byte for byte: a candidate that prints anything else is discarded and logged
-(s2s never reassociates, so a right candidate prints exactly the same). A candidate is kept when
-it beats the best by ``min_gain`` and by more than the default's own spread between runs.
+It starts from the rules' recipe (``s2s opt --emit-recipes``) and searches its knobs with
+Optuna's TPE (``tpe.py``), or locally: in each evaluation one knob of the best recipe so far, or
+now and then of one of the fastest right candidates not kept (``search.neighbour``: tile sizes,
+an interchange, unroll-and-jam copies, fusion, the kernels' panel depth and rows, the rules' gain
+checks). Each candidate is built with ``s2s-cc --s2s-recipes``, run (killed past
+``timeout_factor`` times the default's longest run), and its output compared with the default
+build's, byte for byte: a candidate that prints anything else is discarded and logged (s2s never
+reassociates, so a right candidate prints exactly the same). A candidate is kept when it beats
+the best by ``min_gain`` and by more than the default's own spread between runs.
 
 What is timed is what a candidate changes: the builds carry a timer around every loop nest that
 holds a SCoP (``s2s-cc --s2s-time-nests``), so a candidate is compared with the best on the time
