@@ -50,8 +50,8 @@ from s2s.schedule.matmul import parse_mark_name
 from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
-STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "permute", "skew", "unroll-and-jam", "wavefront", "parallelize",
-              "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability")
+STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "permute", "skew", "unroll-and-jam", "wavefront",
+              "parallelize", "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability")
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,11 @@ def parse_band_target(target: str) -> tuple[int, frozenset[int]] | None:
 
 
 def band_loops(steps: Sequence[Step], target: str) -> int:
-    """How many loops band ``target`` has, counted on the ``schedule`` step's rows among
-    ``steps`` (0: unknown)."""
+    """How many loops band ``target`` has: the sizes of its first ``tile`` step among ``steps``
+    where it is tiled, else counted on the ``schedule`` step's rows (0: unknown)."""
+    tile = next((s for s in steps if s.kind == "tile" and s.target == target), None)
+    if tile is not None and tile.values.get("sizes"):
+        return len(tile.values["sizes"])
     band = parse_band_target(target)
     schedule = next((s for s in steps if s.kind == "schedule"), None)
     if band is None or schedule is None:

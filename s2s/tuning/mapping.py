@@ -107,11 +107,11 @@ def _laid_over(own: list[Step], wanted: list[Step], matches: dict[int, int], sch
         if target is None:
             notes.append(f"{step}: no band of the target runs its statements")
             continue
-        values = step.values
+        values, members = step.values, band_loops([*own, *schedule_of], target)
         if step.kind == "tile":
-            values = {**values, "sizes": _sizes(values.get("sizes") or [], _members(target, own, schedule_of))}
-        if step.kind in ("permute", "skew") and not _fits(step, _members(target, own, schedule_of)):
-            notes.append(f"{step}: the band it maps to has {_members(target, own, schedule_of)} loops")
+            values = {**values, "sizes": _sizes(values.get("sizes") or [], members)}
+        if step.kind in ("permute", "skew") and not _fits(step, members):
+            notes.append(f"{step}: the band it maps to has {members} loops")
             continue
         moved = Step.of(step.kind, target, **values)
         at = next((i for i, s in enumerate(out) if s.kind == step.kind and s.target == target), None)
@@ -136,14 +136,6 @@ def _best_band(index: int, statements: set[int], bands: dict[str, tuple[int, fro
     scored = [(len(statements & s) / len(statements | s), -abs(b - index), target)
               for target, (b, s) in bands.items() if statements & s]
     return max(scored)[2] if scored else None
-
-
-def _members(target: str, own: Sequence[Step], schedule_of: Sequence[Step]) -> int:
-    """How many loops the target band has: its own tile step's sizes, else its schedule's rows."""
-    tile = next((s for s in own if s.kind == "tile" and s.target == target), None)
-    if tile is not None and tile.values.get("sizes"):
-        return len(tile.values["sizes"])
-    return band_loops(schedule_of, target)
 
 
 def _sizes(sizes: list[int], members: int) -> list[int]:

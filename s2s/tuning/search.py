@@ -46,7 +46,7 @@ def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] =
                     book.with_steps(recipe.scop, steps))
     moves = [(k, kind) for k, s in enumerate(recipe.steps) for kind in _kinds(s)]
     moves += [(k, "permute") for k, s in enumerate(recipe.steps)
-              if s.kind == "tile" and _members(recipe.steps, s) >= 2]
+              if s.kind == "tile" and band_loops(recipe.steps, s.target) >= 2]
     if not moves:
         return None
     k, kind = rng.choice(moves)
@@ -62,17 +62,12 @@ def neighbour(book: RecipeBook, rng: random.Random, functions: tuple[str, ...] =
     return Move(recipe.scop, f"{recipe.function}: {what}", book.with_steps(recipe.scop, steps))
 
 
-def _members(steps: tuple[Step, ...], tile: Step) -> int:
-    """How many loops the band of ``tile`` has."""
-    return len(tile.values.get("sizes") or []) or band_loops(steps, tile.target)
-
-
 def _interchanged(steps: tuple[Step, ...], tile: Step, rng: random.Random) -> tuple[tuple[Step, ...], list | None]:
     """``steps`` with two loops of ``tile``'s band swapped (a ``permute`` step added, changed, or
     dropped where the order comes back to the scheduler's), and the band's new order (None: the
     scheduler's)."""
     at = next((k for k, s in enumerate(steps) if s.kind == "permute" and s.target == tile.target), None)
-    n = _members(steps, tile)
+    n = band_loops(steps, tile.target)
     order = list(steps[at].values.get("order") or range(n)) if at is not None else list(range(n))
     i, j = rng.sample(range(len(order)), 2)
     order[i], order[j] = order[j], order[i]
