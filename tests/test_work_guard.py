@@ -282,10 +282,19 @@ def test_run_time_kernels_are_versioned_on_their_multiply_adds(tmp_path, monkeyp
         assert got == want, n
 
 
+def _tiles_for_wavefronts(monkeypatch):
+    """A tile budget of 1 KiB: the small kernels' bands no longer stay in cache untiled, so their
+    OpenMP code is a wavefront of tiles (a band with no parallel loop that fits in cache is left
+    untiled instead, with no wavefront)."""
+    from s2s.transforms import machine_options
+    monkeypatch.setattr(machine_options, "tile_budget_bytes", lambda topo: 1024)
+
+
 def test_a_wavefront_region_is_also_tested_on_the_average_work(tmp_path, monkeypatch):
     # lu's tiles run as a wavefront of parallel regions; one region's bounding box is loose
     # (6.8e4 instances at n = 40 where a region runs hundreds), so the SCoP's own work, spread
     # over the wavefront's steps, must reach the threshold too
+    _tiles_for_wavefronts(monkeypatch)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=50000")
     kdir = SUITE / "linear-algebra" / "solvers" / "lu"
     common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
@@ -434,6 +443,7 @@ def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, mon
     # mvt at SMALL: the OpenMP target keeps a parallel loop, the sequential one reads the matrix
     # once for both products; where the threads do not start (run-time test) the sequential
     # order runs. With threads started (1e4) or not (1e9), gcc's answer.
+    _tiles_for_wavefronts(monkeypatch)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", f"optimize=0,parallel=0,parallel_start={start},parallel_wake=0")
     kdir = SUITE / "linear-algebra" / "kernels" / "mvt"
     common = [f"-I{UTIL}", f"-I{kdir}", "-DPOLYBENCH_DUMP_ARRAYS",
@@ -448,6 +458,7 @@ def test_where_the_threads_may_not_start_the_sequential_order_runs(tmp_path, mon
 def test_a_wavefront_runs_on_threads_only_from_its_own_threshold(tmp_path, monkeypatch):
     # lu's wavefront of tiles: a region per diagonal, few tiles in the first and last; below
     # `parallel_wavefront` instances the sequential target's tiles run (a run-time test here)
+    _tiles_for_wavefronts(monkeypatch)
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,parallel_start=0,parallel_wake=0,"
                                               "parallel_wavefront=3e4")
     kdir = SUITE / "linear-algebra" / "solvers" / "lu"

@@ -107,6 +107,28 @@ class AffineBuilder:
         return self.pw_aff(e).non_zero_set()
 
 
+def aff_expr(aff: isl.Aff, params: Sequence[str]) -> Expr:
+    """``aff``, a function of the parameters ``params`` alone, as a C expression (NotAffine for
+    one with a division)."""
+    if not aff.get_denominator_val().is_one() or aff.dim(isl.dim_type.div) > 0:
+        raise NotAffine("bound with a division")
+    terms = [(aff.get_coefficient_val(isl.dim_type.param, k).to_python(), name) for k, name in enumerate(params)]
+    terms = [t for t in terms if t[0] > 0] + [t for t in terms if t[0] < 0]   # (k - c2, not -1 * c2 + k)
+    out: Expr | None = None
+    for c, name in terms:
+        size = abs(c)
+        term: Expr = Sym(name) if size == 1 else Binary("*", Const(str(size)), Sym(name))
+        if out is None:
+            out = term if c > 0 else Binary("*", Const(str(c)), Sym(name))
+        else:
+            out = Binary("+" if c > 0 else "-", out, term)
+    const = aff.get_constant_val().to_python()
+    if out is None:
+        return Const(str(const))
+    if const:
+        out = Binary("+", out, Const(str(const))) if const > 0 else Binary("-", out, Const(str(-const)))
+    return out
+
 def named(s: isl.Set | isl.Map, tuple_name: str) -> isl.Set:
     return s.set_tuple_name(tuple_name)
 

@@ -187,3 +187,45 @@ def chain_stores(stmts: list[Statement], members: list[Row], inner: int) -> int 
             if stored in reads and all(moves_along(sub, along) == 0 for sub in subscripts):
                 updates = True
     return len(stores) if updates else None
+
+
+def reaches_read_once(stmts: list[Statement]) -> bool:
+    """Whether the innermost loop of some statements reads an element that stays the same along
+    it and that a write of theirs reaches at one iteration of it (Floyd-Warshall's ``path[i][j]``
+    reaching ``path[i][k]`` at ``j == k``): regenerated, that loop is split there and each piece
+    keeps the element in a register (``s2s.transforms.loop_split``); as the user wrote it,
+    compilers reload the element in every iteration, or test on every run of the loop whether
+    the row it writes overlaps it."""
+    by_loops: dict[tuple, list[Statement]] = {}
+    for st in stmts:
+        if st.iterators:
+            by_loops.setdefault(tuple(id(l) for l in st.loops), []).append(st)
+    for group in by_loops.values():
+        v = len(group[0].iterators) - 1
+        for writer in group:
+            for is_write, write in writer.accesses:
+                subs = access_subscripts(write, writer) if is_write else None
+                if subs is None or not any(abs(sub[v]) == 1 for sub in subs):
+                    continue
+                for reader in group:
+                    if _reads_as_invariant(reader, write, writer, v):
+                        return True
+    return False
+
+
+def _reads_as_invariant(reader: Statement, write: isl.Map, writer: Statement, v: int) -> bool:
+    """Whether ``reader`` reads, at a subscript that loop ``v`` does not move, an element that
+    ``write`` of ``writer`` (in the same loops) reaches."""
+    array = write.get_tuple_name(isl.dim_type.out)
+    name = writer.domain.get_tuple_name()
+    for is_write, read in reader.accesses:
+        if is_write or read.get_tuple_name(isl.dim_type.out) != array:
+            continue
+        subs = access_subscripts(read, reader)
+        if subs is None or any(sub[v] for sub in subs):
+            continue
+        read = read.set_tuple_name(isl.dim_type.in_, name)
+        both = writer.domain.intersect(reader.domain.set_tuple_name(name))
+        if not write.intersect(read).intersect_domain(both).is_empty():
+            return True
+    return False

@@ -24,7 +24,7 @@ import islpy as isl
 
 from s2s.analysis.scop import Statement
 from s2s.schedule.pluto import Row
-from s2s.schedule.point_order import access_subscripts, member_directions
+from s2s.schedule.point_order import access_subscripts, loops_of, member_directions
 
 BASE = 32
 MAX_INNERMOST = 512
@@ -78,12 +78,14 @@ class _Walk:
 
 
 def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int,
-                      domains: dict[str, isl.Set] | None = None) -> Footprint | None:
+                      domains: dict[str, isl.Set] | None = None, outer: list[Row] | None = None) -> Footprint | None:
     """The band's footprint untiled, with ``innermost`` innermost, over the statements'
     ``domains`` (default: their own; a SCoP's domains within its arrays' extents bound sizes
-    that are parameters); None where an extent or an access is not known."""
+    that are parameters); None where an extent or an access is not known. ``outer``: the rows
+    of the schedule before the band, whose loops stay put while the band's run (Floyd-Warshall's
+    k around its band over i and j)."""
     extents = [_extent(m, stmts, domains) for m in members]
-    walks = _walks(stmts, members, innermost)
+    walks = _walks(stmts, members, innermost, outer or [])
     if None in extents or not walks:
         return None
     outer = next(j for j in range(len(members)) if j != innermost)
@@ -98,13 +100,17 @@ def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int
     return Footprint(total, strided)
 
 
-def _walks(stmts: list[Statement], members: list[Row], innermost: int) -> set[_Walk] | None:
-    """The distinct ways the band moves the statements' accesses (None: an access is not known)."""
+def _walks(stmts: list[Statement], members: list[Row], innermost: int,
+           outer: list[Row] | None = None) -> set[_Walk] | None:
+    """The distinct ways the band moves the statements' accesses (None: an access is not known),
+    the loops of the ``outer`` rows held still."""
     walks: set[_Walk] = set()
     for st in stmts:
-        directions = member_directions(st, members)
+        around = loops_of(st, outer) if outer else []
+        directions = member_directions(st, around + members)
         if directions is None:
             continue      # fewer loops than the band: it moves with members it shares
+        directions = directions[len(around):]
         for _, access in st.accesses:
             subscripts = access_subscripts(access, st)
             if subscripts is None:

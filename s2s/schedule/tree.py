@@ -242,7 +242,7 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             lags = lag_within(end) if validity is not None and innermost else None
             key = (members[0].band, frozenset(index[st.name] for st in stmts))
             plan = dict(options.band_plans).get(key, BandPlan())
-            node = _tile(node, stmts, members, band_options, report, bounded, lags, plan, key)
+            node = _tile(node, stmts, members, band_options, report, bounded, lags, plan, key, rows[:k])
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -266,7 +266,8 @@ def _params(scop: Scop) -> str:
 
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
           report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None,
-          plan: BandPlan = BandPlan(), key: tuple[int, frozenset[int]] = (-1, frozenset())) -> isl.ScheduleNode:
+          plan: BandPlan = BandPlan(), key: tuple[int, frozenset[int]] = (-1, frozenset()),
+          outer: list[Row] | None = None) -> isl.ScheduleNode:
     n = len(members)
     # (a recipe's order of the members is theirs to the innermost; else the member with the best
     # locality runs innermost)
@@ -294,11 +295,13 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     if plan.tile is None and members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
         return _untiled(*untiled_args, decided)
-    untiled = None if options.tile_sizes or plan.tile else untiled_footprint(stmts, members, inner, bounded)
-    # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop
+    untiled = None if options.tile_sizes or plan.tile else untiled_footprint(stmts, members, inner, bounded, outer)
+    # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop;
+    # a band with no parallel loop would be tiled only for a wavefront, a barrier per diagonal
+    # for data that stays in cache without tiles (Floyd-Warshall's rows, once per k)
     if (untiled is not None and untiled.total <= options.tile_budget_bytes
             and untiled.strided <= options.l1_bytes
-            and (not options.parallel or any(coincident[j] for j in order[:-1]))):
+            and (not options.parallel or not any(coincident) or any(coincident[j] for j in order[:-1]))):
         report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB, which stay in cache")
         return _untiled(*untiled_args, decided)
     sizes = list(plan.tile) if plan.tile else _tile_sizes(stmts, members, inner, options)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from s2s.analysis.affine import NotAffine, aff_expr
 from s2s.analysis.dependences import maps_of
 from s2s.analysis.scop import Scop
 from s2s.ir import ROWS_APART, Access, Array, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
@@ -22,20 +23,10 @@ class Uncheckable(Exception):
 
 
 def _aff_expr(aff: isl.Aff, params: tuple[str, ...]) -> Expr:
-    if not aff.get_denominator_val().is_one() or aff.dim(isl.dim_type.div) > 0:
-        raise Uncheckable("bound with a division")
-    out: Expr | None = None
-    for k, name in enumerate(params):
-        c = aff.get_coefficient_val(isl.dim_type.param, k).to_python()
-        if c:
-            term: Expr = Sym(name) if c == 1 else Binary("*", Const(str(c)), Sym(name))
-            out = term if out is None else Binary("+", out, term)
-    const = aff.get_constant_val().to_python()
-    if out is None:
-        return Const(str(const))
-    if const:
-        out = Binary("+", out, Const(str(const))) if const > 0 else Binary("-", out, Const(str(-const)))
-    return out
+    try:
+        return aff_expr(aff, params)
+    except NotAffine as e:
+        raise Uncheckable(str(e)) from None
 
 
 def _bound(pa: isl.PwAff, params: tuple[str, ...], lowest: bool, context: isl.Set) -> Expr:

@@ -10,6 +10,11 @@ SCoP touches them (declared arrays, or pointers proven, or checked at run time, 
 element is reached only through its own container, and every access of the loop to that
 container is to that same element.
 
+A loop whose other accesses reach such an element at one iteration only (``path[i][k]`` in
+Floyd-Warshall's loop over j, written at ``j == k``) is split there (``loop_split``): the loops
+before and after that iteration keep it in a local, and the compiler, which otherwise tests on
+every row whether the element overlaps the row it writes, vectorizes them.
+
 The load is guarded by the loop's first test: where the loop runs no iteration, the element is
 not touched (it may not exist).
 """
@@ -19,12 +24,15 @@ import dataclasses
 import itertools
 
 from s2s.ir import (
-    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Range,
+    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Memlet, Range,
     Scalar, Sequence, Storage, Sym, Tasklet, copy_graph,
 )
 from s2s.analysis.affine import AffineBuilder, NotAffine
 from s2s.ir import expr as ex
 from s2s.ir.rewrite import map_sequences
+from s2s.transforms.loop_split import counted_upward, may_run_long, reached_only_at, split_at
+
+SPLIT_MIN_TRIPS = 256   # a loop bounded below this many iterations is not split (loop_split.may_run_long)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,19 +56,32 @@ def keep_elements_in_locals(seq: Sequence, containers: dict) -> tuple[Sequence, 
                 return name
         raise AssertionError
 
+    def with_locals(loop: For, elements: list[_Element]) -> ControlNode:
+        locals_ = {}
+        for e in elements:
+            name = fresh(e.data)
+            locals_[e] = name
+            added.append(Scalar(name, containers[e.data].dtype, Storage.STACK))
+        return _with_locals(loop, locals_)
+
     def fn(s: Sequence) -> Sequence:
-        children = []
+        children: list[ControlNode] = []
         changed = False
         for child in s.children:
-            if isinstance(child, For):
-                elements = _invariant_elements(child, containers)
-                if elements:
-                    locals_ = {}
-                    for e in elements:
-                        name = fresh(e.data)
-                        locals_[e] = name
-                        added.append(Scalar(name, containers[e.data].dtype, Storage.STACK))
-                    children.append(_with_locals(child, locals_))
+            if not isinstance(child, For):
+                children.append(child)
+                continue
+            elements = _invariant_elements(child, containers)
+            if elements:
+                children.append(with_locals(child, elements))
+                changed = True
+                continue
+            point = _split_point(child, containers)
+            if point is not None:
+                before, at, after = split_at(child, point).children
+                outer = [(p, _invariant_elements(p, containers)) for p in (before, after)]
+                if all(elements for _, elements in outer):
+                    children += [with_locals(*outer[0]), at, with_locals(*outer[1])]
                     changed = True
                     continue
             children.append(child)
@@ -70,18 +91,30 @@ def keep_elements_in_locals(seq: Sequence, containers: dict) -> tuple[Sequence, 
     return out, added  # type: ignore[return-value]
 
 
-def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
-    """The elements of arrays that ``loop`` (innermost: a body of dataflow blocks only, each of
-    pure tasklets) accesses at one subscript that does not change in it."""
+@dataclasses.dataclass(frozen=True)
+class _ArrayUses:
+    """The subscripts at which an innermost loop accesses one array: ``invariant``, those that do
+    not change in it (pairwise different elements), and ``moving``, the others."""
+
+    data: str
+    invariant: list[tuple[Expr, ...]]
+    moving: list[tuple[Expr, ...]]
+    written: set[tuple[Expr, ...]]
+
+
+def _array_uses(loop: For, containers: dict) -> tuple[set[str], list[_ArrayUses]]:
+    """What ``loop`` (innermost: a body of dataflow blocks only, each of pure tasklets) changes
+    (its variable and the scalars it writes), and per array it accesses at subscripts of which
+    some do not change in it, those subscripts."""
     blocks = loop.body.children
     if not blocks or not all(isinstance(b, Block) for b in blocks):
-        return []
+        return set(), []
     edges: list[tuple[Memlet, bool]] = []
     for b in blocks:
         writes = b.graph.writes()
         for comp in b.graph.computations():
             if not isinstance(comp, Tasklet) or not ex.is_pure(comp.expr):
-                return []
+                return set(), []
         edges += [(e, e in writes) for e in b.graph.edges]
     changing = {loop.var} | {e.data for e, w in edges if w and isinstance(containers.get(e.data), Scalar)}
     by_data: dict[str, list[tuple[Memlet, bool]]] = {}
@@ -95,16 +128,55 @@ def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
         if not all(s and not any(isinstance(d, Range) for d in s) for s in subsets):
             continue
         invariant = [s for s in subsets if not set().union(*(ex.names(d) for d in s)) & changing]
-        moving = [s for s in subsets if s not in invariant]
         if not invariant or not _pairwise_apart(invariant):
             continue
+        found.append(_ArrayUses(data, invariant, [s for s in subsets if s not in invariant],
+                                {e.subset for e, w in uses if w}))
+    return changing, found
+
+
+def _invariant_elements(loop: For, containers: dict) -> list[_Element]:
+    """The elements of arrays that ``loop`` accesses at one subscript that does not change in it,
+    and that it reaches through no other subscript."""
+    changing, arrays = _array_uses(loop, containers)
+    found = []
+    for uses in arrays:
         # (others that move with the loop: only where no iteration reaches a kept element through
         # them, trisolv's x[j] for j below the rows x[8 * c0 + r] that the loop updates)
-        if moving and (changing != {loop.var}
-                       or not all(_apart_in_loop(loop, k, m) for k in invariant for m in moving)):
+        if uses.moving and (not _moves_with_loop_only(uses, changing, loop) or not all(
+                _apart_in_loop(loop, k, m) for k in uses.invariant for m in uses.moving)):
             continue
-        found += [_Element(data, s, any(w for e, w in uses if e.subset == s)) for s in invariant]
+        found += [_Element(uses.data, s, s in uses.written) for s in uses.invariant]
     return found
+
+
+def _split_point(loop: For, containers: dict) -> Expr | None:
+    """The one iteration of ``loop`` at which it reaches, through subscripts that move with it,
+    the invariant elements it could otherwise keep in locals, where there is exactly one such
+    iteration and the loop is written so that it can be split there (``loop_split``)."""
+    if counted_upward(loop) is None or not may_run_long(loop, SPLIT_MIN_TRIPS):
+        return None
+    changing, arrays = _array_uses(loop, containers)
+    points = []
+    for uses in arrays:
+        if not _moves_with_loop_only(uses, changing, loop):
+            return None
+        for k in uses.invariant:
+            for m in uses.moving:
+                if not _apart_in_loop(loop, k, m):
+                    point = reached_only_at(loop, k, m)
+                    if point is None:
+                        return None
+                    points.append(point)
+    distinct = list(dict.fromkeys(points))
+    return distinct[0] if len(distinct) == 1 else None
+
+
+def _moves_with_loop_only(uses: _ArrayUses, changing: set[str], loop: For) -> bool:
+    """Whether the subscripts of ``uses`` that move with ``loop`` move only with its variable (not
+    with a scalar the loop writes, whose values the loop's range does not tell)."""
+    others = changing - {loop.var}
+    return not any(ex.names(d) & others for s in uses.moving for d in s)
 
 
 def _apart_in_loop(loop: For, kept: tuple[Expr, ...], moving: tuple[Expr, ...]) -> bool:
