@@ -373,3 +373,42 @@ def test_a_permuted_band_runs_its_last_loop_innermost(heat_and_product):
     assert re.search(rf"c\[[^\]]*\b{loops[-1]}\b[^\]]*\]\[", product), product      # c[.. i ..][..]
     ref, out = outputs_of_both_builds(path, result.source, openmp=False)
     assert out == ref
+
+
+def test_a_band_parallel_loop_and_its_openmp_schedule(heat_and_product, monkeypatch):
+    """``parallelize`` on a band: which of its loops runs in parallel and with which OpenMP
+    schedule; recorded as taken, refused for a loop that is not parallel and without threads."""
+    import re
+
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,parallel_start=0,parallel_wake=0")
+    path, replayed, book = heat_and_product
+    band = _band(book, "product")
+    recipe = next(r for r in book.recipes if r.function == "product")
+    # (tiled, and without the sequential target's parallelize(scop: enabled=off))
+    tiled = book.with_steps(recipe.scop, tuple(Step.of("tile", band, sizes=[16, 16, 16]) if s.kind == "tile" else s
+                                               for s in recipe.steps if s.kind != "parallelize"))
+
+    def asking(*steps: Step) -> RecipeBook:
+        return _with_band_steps(tiled, "product", *steps)
+
+    result = replayed(asking(Step.of("parallelize", band, loop=1, schedule="dynamic")), "openmp")
+    assert not any("refused" in ln for ln in result.report), result.report
+    product, loops = _loops(result.source, "product")
+    pragma = re.search(r"#pragma omp parallel for[^\n]* schedule\(dynamic\)[^\n]*\n\s*for \(int (\w+)", product)
+    assert pragma and pragma.group(1) == loops[1], product      # (the tile loop of j)
+    taken = next(r.steps for r in result.recipes if r.function == "product")
+    assert Step.of("parallelize", band, loop=1, schedule="dynamic") in taken
+    ref, out = outputs_of_both_builds(path, result.source, openmp=True)
+    assert out == ref
+    # k (the third loop) carries the sums: refused, the outermost parallel loop runs so instead
+    result = replayed(asking(Step.of("parallelize", band, loop=2)), "openmp")
+    line = next(ln for ln in result.report if ": product: SCoP" in ln)
+    assert "the recipe's parallel loop 2 refused: not a parallel loop of this band" in line, line
+    product, loops = _loops(result.source, "product")
+    assert re.search(rf"#pragma omp parallel for[^\n]*\n\s*for \(int {loops[0]}\b", product), product
+    result = replayed(asking(Step.of("parallelize", band, schedule="guided")), "c")
+    line = next(ln for ln in result.report if ": product: SCoP" in ln)
+    assert "refused: this build's target has no threads" in line, line
+    bad = replayed(asking(Step.of("parallelize", band, schedule="sometimes")), "openmp")
+    line = next(ln for ln in bad.report if ": product: SCoP" in ln)
+    assert "'schedule' must be one of static, static,1, dynamic, dynamic,4, guided" in line, line

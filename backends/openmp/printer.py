@@ -206,7 +206,9 @@ class OpenMPPrinter(CPrinter):
             private = self.private_variables(node)
             if private:
                 clauses += f" private({', '.join(private)})"
-            if self.triangular(node):
+            if node.omp_schedule is not None:
+                clauses += f" schedule({node.omp_schedule})"
+            elif self.triangular(node):
                 clauses += " schedule(static, 1)"  # cyclic: inner trip counts vary with the index
             # (a region with a test of its own is versioned on it: print_Map)
             return [pad + "#pragma omp parallel for" + clauses + (self.parallel_if() if node.team_if is None else "")]

@@ -104,6 +104,7 @@ class Map:
     origin: SourceSpan | None = field(default=None, compare=False)
     private: tuple[str, ...] = ()
     team_if: Expr | None = None
+    omp_schedule: str | None = None   # a recipe's OpenMP schedule for it (None: the back end's)
 
 
 @dataclass(frozen=True)

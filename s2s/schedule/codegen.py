@@ -12,14 +12,14 @@ import itertools
 
 import islpy as isl
 
-from s2s.analysis.scop import Scop, Statement
+from s2s.analysis.scop import Scop
 from s2s.ir import (
     Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Scalar, Schedule, Sequence,
     Sym, Tasklet, Ternary, TypeKind, Unary, expr as ex,
 )
 from s2s.schedule.loop_merge import merge_adjacent_loops
 from s2s.schedule.matmul import match_matmul, matmul_block, parse_mark_name
-from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark
+from s2s.schedule.tree import PARALLEL_MARK, SIMD_MARK, parse_mark, parse_parallel_mark
 
 
 class CodegenError(Exception):
@@ -127,12 +127,13 @@ class _Generator:
                 return [matmul_block(self.scop, self.statements[name], pattern, blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]
             inner = self.node(child, rename)
+            kind, omp_schedule = parse_parallel_mark(kind)
             schedule = _MARK_SCHEDULES.get(kind)
             # only the loop of the marked band member (see tree.mark_id), never the next one
             marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
                            and child.for_get_iterator().get_id().get_name() == f"c{depth}")
             if schedule is not None and marked_loop and len(inner) == 1 and isinstance(inner[0], For):
-                inner = [loop_as_map(inner[0], schedule)]
+                inner = [loop_as_map(inner[0], schedule, omp_schedule)]
             return inner
         raise CodegenError(f"isl AST node {t} not supported")
 
@@ -216,7 +217,7 @@ class _Generator:
 _MARK_SCHEDULES = {PARALLEL_MARK: Schedule.CPU_MULTICORE, SIMD_MARK: Schedule.SIMD}
 
 
-def loop_as_map(loop: For, schedule: Schedule) -> ControlNode:
+def loop_as_map(loop: For, schedule: Schedule, omp_schedule: str | None = None) -> ControlNode:
     """A counted loop ``for (v = a; v <= b; v += s)`` as a Map; other loop shapes stay For."""
     v = Sym(loop.var)
     cond, update = loop.cond, loop.update
@@ -224,7 +225,7 @@ def loop_as_map(loop: For, schedule: Schedule) -> ControlNode:
         return loop
     if isinstance(cond, Binary) and cond.lhs == v and cond.op in ("<", "<=") and loop.var not in ex.names(cond.rhs):
         stop = cond.rhs if cond.op == "<" else ex.plus_one(cond.rhs)
-        return Map(loop.id, loop.var, loop.init, stop, update.rhs, loop.body, schedule)
+        return Map(loop.id, loop.var, loop.init, stop, update.rhs, loop.body, schedule, omp_schedule=omp_schedule)
     return loop
 
 

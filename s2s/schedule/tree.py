@@ -47,6 +47,17 @@ def parse_mark(name: str) -> tuple[str, int | None]:
     return kind, int(depth) if depth.isdigit() else None
 
 
+def parallel_mark(omp_schedule: str | None = None) -> str:
+    """The mark of a parallel loop, with the OpenMP schedule a recipe asked for
+    (``parallel/dynamic``); ``parse_parallel_mark`` reads it back."""
+    return PARALLEL_MARK if omp_schedule is None else f"{PARALLEL_MARK}/{omp_schedule}"
+
+
+def parse_parallel_mark(kind: str) -> tuple[str, str | None]:
+    base, _, omp_schedule = kind.partition("/")
+    return base, omp_schedule or None
+
+
 @dataclass(frozen=True)
 class BandPlan:
     """A recipe's decisions for one permutable band (None: the rules decide)."""
@@ -56,6 +67,9 @@ class BandPlan:
     wavefront: bool | None = None         # a wavefront of tiles where no tile loop is parallel
     order: tuple[int, ...] | None = None  # the members in this order (decisions.py ``permute``)
     skew: tuple[tuple[int, int, int], ...] = ()   # (member, plus member, times factor), after ``order``
+    parallel_loop: int | None = None      # the band's loop to run in parallel, outermost first as the
+                                          # code runs them (its tile loops where tiled)
+    omp_schedule: str | None = None       # that loop's OpenMP schedule (decisions.OMP_SCHEDULES)
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,8 @@ class BandDecision:
     jam: int = 0                     # copies unrolled and jammed (0: none)
     lag: int = 0                     # iterations each copy runs behind the one before
     wavefront: bool = False
+    parallel_loop: int | None = None     # a recipe's parallel loop and OpenMP schedule (BandPlan)
+    omp_schedule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -282,19 +298,20 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         options = dataclasses.replace(options, unroll_jam=plan.jam, recurrence_jam=plan.jam)
     if plan.wavefront is not None:
         options = dataclasses.replace(options, wavefront=plan.wavefront)
-    decided = BandDecision(key[0], tuple(sorted(key[1])), ())
+    decided = BandDecision(key[0], tuple(sorted(key[1])), (), parallel_loop=plan.parallel_loop,
+                           omp_schedule=plan.omp_schedule)
     untiled_args = (node, stmts, members, inner, [coincident[j] for j in order], options, report)
     if not plan.tile and lags is not None and not coincident[inner] and not _jam_into_chain(stmts, members, inner) and (
             lagged := _lagged_jam(stmts, [members[j] for j in order], options, lags)):
         # (tiles would not shorten the recurrence's chain, and its copies' code is too dear to
         # generate and check inside skewed tiles)
-        return _untiled(*untiled_args, decided, lagged)
+        return _untiled(*untiled_args, decided, lagged, plan=plan)
     if plan.tile == ():
         report.notes.append("untiled, as the recipe says")
-        return _untiled(*untiled_args, decided)
+        return _untiled(*untiled_args, decided, plan=plan)
     if plan.tile is None and members[0].band in options.streaming_bands:
         report.notes.append("untiled: no cache line is used again across its outer loops")
-        return _untiled(*untiled_args, decided)
+        return _untiled(*untiled_args, decided, plan=plan)
     untiled = None if options.tile_sizes or plan.tile else untiled_footprint(stmts, members, inner, bounded, outer)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop;
     # a band with no parallel loop would be tiled only for a wavefront, a barrier per diagonal
@@ -303,7 +320,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
             and untiled.strided <= options.l1_bytes
             and (not options.parallel or not any(coincident) or any(coincident[j] for j in order[:-1]))):
         report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB, which stay in cache")
-        return _untiled(*untiled_args, decided)
+        return _untiled(*untiled_args, decided, plan=plan)
     sizes = list(plan.tile) if plan.tile else _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
     if inner != n - 1:
@@ -334,7 +351,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     if not options.parallel:
         return node
     if any(coincident):
-        return _mark_parallel(node, coincident, options)
+        return _mark_parallel(node, coincident, options, plan, report)
     return node
 
 
@@ -391,7 +408,7 @@ def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str
 
 def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], inner: int,
              ordered: list[bool], options: TreeOptions, report: TreeReport, decided: BandDecision,
-             lagged: tuple[int, int] | None = None) -> isl.ScheduleNode:
+             lagged: tuple[int, int] | None = None, plan: BandPlan = BandPlan()) -> isl.ScheduleNode:
     """The band as one loop per member, ``inner`` innermost (a SIMD loop where it is parallel),
     the outermost parallel one of the others marked parallel (``ordered``: the members'
     coincidence in that loop order); where the innermost loop carries a chain of updates, a
@@ -420,7 +437,7 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()
         ordered = ordered[:-1]
-    return _mark_parallel(node, ordered, options) if options.parallel else node
+    return _mark_parallel(node, ordered, options, plan, report) if options.parallel else node
 
 
 def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], members: list[Row], sink: int,
@@ -513,15 +530,25 @@ def _permute_points(point: isl.ScheduleNode, inner: int, coincident: list[bool])
     return point
 
 
-def _mark_parallel(node: isl.ScheduleNode, coincident: list[bool], options: TreeOptions) -> isl.ScheduleNode:
+def _mark_parallel(node: isl.ScheduleNode, coincident: list[bool], options: TreeOptions,
+                   plan: BandPlan = BandPlan(), report: TreeReport | None = None) -> isl.ScheduleNode:
+    """The outermost parallel loop of the band marked parallel, or the one ``plan`` asks for
+    (refused, with a note, where that loop is not parallel), with ``plan``'s OpenMP schedule."""
     if not any(coincident):
         return node
     first = coincident.index(True)
+    if plan.parallel_loop is not None:
+        if plan.parallel_loop < len(coincident) and coincident[plan.parallel_loop]:
+            first = plan.parallel_loop
+        elif report is not None:
+            report.notes.append(f"the recipe's parallel loop {plan.parallel_loop} refused: not a parallel "
+                                f"loop of this band")
+    mark = isl.Id(parallel_mark(plan.omp_schedule))
     if first > 0:
         node = node.band_split(first).child(0)
-        node = node.insert_mark(isl.Id(PARALLEL_MARK)).parent()
+        node = node.insert_mark(mark).parent()
         return node
-    return node.insert_mark(isl.Id(PARALLEL_MARK)).child(0)
+    return node.insert_mark(mark).child(0)
 
 
 def _wavefront(node: isl.ScheduleNode) -> isl.ScheduleNode:

@@ -23,7 +23,10 @@ Kinds, with their parameters:
                     plus ``factor`` (1-4) times member ``source``, in turn, after ``permute``
 ``unroll-and-jam``  ``factor`` (0: none), ``lag`` (recorded: each copy's delay, lagged_jam.py)
 ``wavefront``       ``enabled``: a wavefront of tiles where no tile loop is parallel
-``parallelize``     ``enabled``: the target's parallel loops (false: the sequential code)
+``parallelize``     ``enabled``: the target's parallel loops (false: the sequential code); on a
+                    band: ``loop``, the one of its loops to run in parallel (outermost first as
+                    the code runs them, tile loops where tiled; it must be parallel), and
+                    ``schedule``, its OpenMP schedule (``OMP_SCHEDULES``; default: the back end's)
 ``matmul-kernel``   ``enabled``: matrix-multiply statements as register-blocked kernels;
                     ``blocking``: per statement ``rows x vectors x lanes / depth / panel rows /
                     panel columns`` (``s2s.ir.library.Blocking``)
@@ -152,7 +155,8 @@ def describe(steps: tuple[Step, ...]) -> str:
 
 
 BandKey = tuple[int, frozenset[int]]   # (band, statements by index): a band as TreeOptions.band_plans names it
-BAND_KINDS = ("tile", "unroll-and-jam", "wavefront", "permute", "skew")
+BAND_KINDS = ("tile", "unroll-and-jam", "wavefront", "permute", "skew", "parallelize")
+OMP_SCHEDULES = ("static", "static,1", "dynamic", "dynamic,4", "guided")
 RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
 RECORDED_PARAMS = {"unroll-and-jam": ("lag",)}                 # recorded, never read back
 
@@ -207,6 +211,8 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
                 replay = dataclasses.replace(replay, profitability=values["enabled"])
             else:
                 why = "'enabled' must be true or false"
+        elif step.kind == "parallelize" and parse_band_target(step.target) is not None:
+            why = "this build's target has no threads" if not threads else _band_step(step, plans)
         elif step.kind in ("parallelize", "matmul-kernel"):
             enabled = values.get("enabled")
             if not isinstance(enabled, bool):
@@ -286,6 +292,13 @@ def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
                 and r[0] != r[1] and min(r[0], r[1]) >= 0 and 1 <= r[2] <= 4 for r in rows):
             return "'rows' must be [[target, source, factor], ...]: two members of the band, a factor from 1 to 4"
         plan = dataclasses.replace(plan, skew=tuple(tuple(r) for r in rows))
+    elif step.kind == "parallelize":
+        loop, schedule = values.get("loop"), values.get("schedule")
+        if loop is not None and (not isinstance(loop, int) or isinstance(loop, bool) or loop < 0):
+            return "'loop' must be the index of one of the band's loops"
+        if schedule is not None and schedule not in OMP_SCHEDULES:
+            return f"'schedule' must be one of {', '.join(OMP_SCHEDULES)}"
+        plan = dataclasses.replace(plan, parallel_loop=loop, omp_schedule=schedule)
     else:
         if not isinstance(values.get("enabled"), bool):
             return "'enabled' must be true or false"
@@ -321,4 +334,7 @@ def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: t
         steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
         if b.wavefront:
             steps.append(Step.of("wavefront", target, enabled=True))
+        if b.parallel_loop is not None or b.omp_schedule is not None:
+            asked_for = {"loop": b.parallel_loop, "schedule": b.omp_schedule}
+            steps.append(Step.of("parallelize", target, **{k: v for k, v in asked_for.items() if v is not None}))
     return tuple(steps)

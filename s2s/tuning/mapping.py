@@ -57,7 +57,7 @@ def frame(steps: Sequence[Step]) -> tuple[Step, ...]:
             return (Step.of("keep-original", "scop", reason="as the nearest tuned loop nest"),)
         if s.kind == "matmul-kernel" and s.values.get("enabled") is not False:
             continue
-        if s.kind in FRAME_KINDS:
+        if s.kind in FRAME_KINDS and s.target == "scop":   # (a band's own: with the bands, below)
             out.append(s)
     return tuple(out)
 

@@ -6,7 +6,8 @@ keep as written), the fusion policy, and the wavefront, threads and kernels swit
 where the rules' steps have them. The steps the optimizer takes for that structure are asked of
 ``s2s opt`` (once per structure, as the rules would take them under those decisions); the trial
 then sets their knobs: the order of a band's loops (interchange), tiled or not and the tile size
-per band member, unroll-and-jam copies, the kernels' panel depth and rows. Parameters are named
+per band member, unroll-and-jam copies, the OpenMP schedule of its parallel loop (under threads),
+the kernels' panel depth and rows. Parameters are named
 by SCoP, structure and step target, so TPE learns each structure's knobs apart; every choice
 list holds the rules' own value. The rules' recipe is the first trial, told its measured time
 without another build.
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from s2s.ir.library import Blocking
-from s2s.transforms.decisions import Step, band_loops
+from s2s.transforms.decisions import OMP_SCHEDULES, Step, band_loops
 from s2s.tuning.recipe import RecipeBook, ScopRecipe
 from s2s.tuning.search import FUSIONS, JAM_FACTORS, tunable
 
@@ -90,13 +91,18 @@ class Space:
         if frame and frame != [Step.of("profitability", "scop", enabled=False)]:
             steps = self._rules(key, tuple(frame))
         structure = hashlib.sha256(json.dumps([s.as_dict() for s in frame]).encode()).hexdigest()[:6]
+        threads = any(s.kind == "parallelize" and s.target == "scop" and s.values.get("enabled") for s in steps)
         out: list[Step] = []
         for s in steps:
             name, members = f"{key}|{structure}|{s.target}", band_loops(steps, s.target)
             if s.kind == "tile" and 2 <= members <= MAX_PERMUTED:
                 out += _order(steps, s.target, name, choose, members)
+            if s.kind == "parallelize" and s.target != "scop":
+                continue    # (the knob below asks again)
             if s.kind != "permute":
                 out.append(_knobs(s, name, choose, members))
+            if s.kind == "tile" and threads:
+                out += _omp_schedule(steps, s.target, name, choose)
         return tuple(out)
 
     def _rules(self, scop: str, frame: tuple[Step, ...]) -> tuple[Step, ...]:
@@ -113,6 +119,16 @@ def _order(steps: tuple[Step, ...], target: str, name: str, choose: Chooser, mem
     picked = choose(f"{name}|order", [",".join(map(str, p)) for p in itertools.permutations(range(members))], default)
     order = [int(x) for x in str(picked).split(",")]
     return [] if order == sorted(order) else [Step.of("permute", target, order=order)]
+
+
+def _omp_schedule(steps: tuple[Step, ...], target: str, name: str, choose: Chooser) -> list[Step]:
+    """A ``parallelize`` step of band ``target`` with the OpenMP schedule ``choose`` picks for its
+    parallel loop (none: the back end's)."""
+    given = next((s.values for s in steps if s.kind == "parallelize" and s.target == target), {})
+    picked = choose(f"{name}|omp-schedule", ["default", *OMP_SCHEDULES], given.get("schedule", "default"))
+    if picked == "default":
+        return []
+    return [Step.of("parallelize", target, **{**given, "schedule": picked})]
 
 
 def _knobs(step: Step, name: str, choose: Chooser, members: int) -> Step:
