@@ -154,9 +154,11 @@ def _split_point(loop: For, containers: dict) -> Expr | None:
     """The one iteration of ``loop`` at which it reaches, through subscripts that move with it,
     the invariant elements it could otherwise keep in locals, where there is exactly one such
     iteration and the loop is written so that it can be split there (``loop_split``)."""
-    if counted_upward(loop) is None or not may_run_long(loop, SPLIT_MIN_TRIPS):
+    if counted_upward(loop) is None:
         return None
     changing, arrays = _array_uses(loop, containers)
+    if not any(uses.moving for uses in arrays) or not may_run_long(loop, SPLIT_MIN_TRIPS):
+        return None
     points = []
     for uses in arrays:
         if not _moves_with_loop_only(uses, changing, loop):

@@ -126,9 +126,10 @@ def _omp_schedule(steps: tuple[Step, ...], target: str, name: str, choose: Choos
     parallel loop (none: the back end's)."""
     given = next((s.values for s in steps if s.kind == "parallelize" and s.target == target), {})
     picked = choose(f"{name}|omp-schedule", ["default", *OMP_SCHEDULES], given.get("schedule", "default"))
-    if picked == "default":
-        return []
-    return [Step.of("parallelize", target, **{**given, "schedule": picked})]
+    values = {k: v for k, v in given.items() if k != "schedule"}   # (a recipe's parallel loop stays)
+    if picked != "default":
+        values["schedule"] = picked
+    return [Step.of("parallelize", target, **values)] if values else []
 
 
 def _knobs(step: Step, name: str, choose: Chooser, members: int) -> Step:
