@@ -82,13 +82,14 @@ def outputs_of_both_builds(src: Path, generated: str, openmp: bool, threads: int
     return ref, out
 
 
-def optimized_and_both_outputs(path: Path, program: str, target: str):
-    """``program`` written to ``path`` and optimized by the pipeline (mode pluto, ``target``):
-    the pipeline's result, and the outputs of both builds (``outputs_of_both_builds``)."""
+def optimized_and_both_outputs(path: Path, program: str, target: str, kernels: bool = True):
+    """``program`` written to ``path`` and optimized by the pipeline (mode pluto, ``target``,
+    with or without matrix-multiply ``kernels``): the pipeline's result, and the outputs of both
+    builds (``outputs_of_both_builds``)."""
     from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 
     path.write_text(program)
-    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target))
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, kernels=kernels))
     ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
     return result, ref, out
 

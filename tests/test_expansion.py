@@ -39,8 +39,11 @@ for (r = 0; r < nr; r++)
 
 def test_a_row_rewritten_in_each_iteration_is_expanded_along_that_loop(tmp_path):
     (scratch,) = scratch_arrays(_scop(tmp_path, DOITGEN_BODY))
-    assert (scratch.name, scratch.loop.node.var) == ("T", "q")
-    assert "nq" in str(scratch.count) and "-1 + nq" in str(scratch.last)
+    assert (scratch.name, [loop.node.var for loop in scratch.loops]) == ("T", ["q"])
+    assert "nq" in str(scratch.count[0]) and "-1 + nq" in str(scratch.last[0])
+    (deeper,) = scratch_arrays(_scop(tmp_path, DOITGEN_BODY), depth=2)
+    assert [loop.node.var for loop in deeper.loops] == ["r", "q"]
+    assert ["-1 + nr", "-1 + nq"] == [str(a).split("[(")[1].split(")]")[0] for a in deeper.last]
 
 
 @pytest.mark.parametrize("body", [
@@ -158,9 +161,85 @@ int main(void)
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_symm_scalar_expanded_so_that_its_column_walk_becomes_a_row_walk(tmp_path, target):
-    # temp2 orders every (i, j) iteration after the one before; one per j, and j (now parallel)
-    # runs innermost below k: C[k][j] and B[k][j] are walked along rows instead of columns
-    result, ref, out = optimized_and_both_outputs(tmp_path / "symm.c", SYMM_PROGRAM, target)
+    # (without kernels) temp2 orders every (i, j) iteration after the one before; one per j, and
+    # j (now parallel) runs innermost below k: C[k][j] and B[k][j] are walked along rows
+    result, ref, out = optimized_and_both_outputs(tmp_path / "symm.c", SYMM_PROGRAM, target, kernels=False)
     (line,) = [ln for ln in result.report if ": symm:" in ln]
     assert "temp2 expanded along j" in line and "innermost below the inner loops" in line, line
+    assert out == ref
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_symm_scalar_expanded_along_both_loops_makes_both_halves_kernels(tmp_path, target):
+    # temp2[i][j] += B[k][j] * A[i][k] (k < i) and C[k][j] += alpha * B[i][j] * A[i][k] (i > k),
+    # each sum in the user's order: bit for bit
+    result, ref, out = optimized_and_both_outputs(tmp_path / "symm.c", SYMM_PROGRAM, target)
+    (line,) = [ln for ln in result.report if ": symm:" in ln]
+    assert "temp2 expanded along i and j" in line and "2 matrix-multiply statement(s)" in line, line
+    assert "temp2_x != 0" in result.source   # without memory for the copy, the user's loops run
+    assert out == ref
+
+
+DOT_PRODUCTS = r"""
+#include <stdio.h>
+#define N 61
+static double A[N][N + 3], B[N + 3][N + 1], C[N][N + 1], D[N][N + 1];
+
+/* the matrix product as most people write it: a dot product per cell */
+static void product(int n, int m, int p)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      double s = 0.0;
+      for (int k = 0; k < p; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+}
+
+/* an accumulator declared outside, used scaled, left holding the last cell's sum */
+static double scaled(int n, int m, int p, double alpha)
+{
+  double s = -1.0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      s = D[i][j];
+      for (int k = 0; k < p; k++)
+        s -= A[i][k] * B[k][j];
+      D[i][j] = alpha * s;
+    }
+  return s;
+}
+
+int main(void)
+{
+  for (int i = 0; i < N + 3; i++)
+    for (int j = 0; j < N + 1; j++)
+      B[i][j] = ((i * 7 + j * 3) % 19) / 9.0 - 1.0;
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < N + 3; k++)
+      A[i][k] = ((i * 5 + k) % 23) / 11.0;
+    for (int j = 0; j < N + 1; j++)
+      D[i][j] = (i + j) % 5;
+  }
+  product(N, N + 1, N + 3);
+  printf("%a\n", scaled(0, N, N, 2.0));   /* nothing runs: s keeps its value */
+  printf("%a\n", scaled(N, N + 1, N + 3, 0.5));
+  product(N - 7, N - 2, N - 20);
+  printf("%a\n", scaled(N - 3, N - 5, 17, 1.5));
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N + 1; j++)
+      printf("%a %a\n", C[i][j], D[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_dot_product_accumulators_become_matrix_multiplies(tmp_path, target):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "dot.c", DOT_PRODUCTS, target)
+    lines = {name: [ln for ln in result.report if f": {name}:" in ln] for name in ("product", "scaled")}
+    (product,), (scaled,) = lines["product"], lines["scaled"]
+    assert "s expanded along i and j" in product and "1 matrix-multiply statement(s)" in product, product
+    assert "s expanded along i and j" in scaled and "1 matrix-multiply statement(s)" in scaled, scaled
     assert out == ref

@@ -412,3 +412,41 @@ def test_a_band_parallel_loop_and_its_openmp_schedule(heat_and_product, monkeypa
     bad = replayed(asking(Step.of("parallelize", band, schedule="sometimes")), "openmp")
     line = next(ln for ln in bad.report if ": product: SCoP" in ln)
     assert "'schedule' must be one of static, static,1, dynamic, dynamic,4, guided" in line, line
+
+
+def test_expansion_is_a_step_replayed_recorded_and_refused(tmp_path):
+    """``expand``: the rules expand symm's ``temp2`` along i and j (two kernels); a recipe may
+    ask for fewer loops or none, and an array that cannot be so expanded is refused. Every
+    replay computes what the user's loops compute, bit for bit."""
+    from test_expansion import SYMM_PROGRAM
+
+    path = tmp_path / "symm.c"
+    path.write_text(SYMM_PROGRAM)
+    book = _book(_optimize(path))
+    recipe = next(r for r in book.recipes if r.function == "symm")
+    assert Step.of("expand", "scop", arrays={"temp2": 2}) in recipe.steps
+
+    def replayed(arrays: dict):
+        # (only the SCoP-wide steps: the bands of another expansion are others)
+        frame = tuple(Step.of("expand", "scop", arrays=arrays) if s.kind == "expand" else s
+                      for s in recipe.steps if s.target == "scop" and s.kind not in ("schedule", "matmul-kernel"))
+        saved = tmp_path / "r.json"
+        book.with_steps(recipe.scop, frame).save(saved)
+        result = _optimize(path, saved)
+        line = next(ln for ln in result.report if ": symm: SCoP" in ln)
+        taken = next(r.steps for r in result.recipes if r.function == "symm")
+        ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+        assert out == ref
+        return line, taken
+
+    line, taken = replayed({"temp2": 1})
+    assert "temp2 expanded along j" in line and "refused" not in line, line
+    assert Step.of("expand", "scop", arrays={"temp2": 1}) in taken
+    line, taken = replayed({})   # (temp2 then orders every iteration: nothing to gain)
+    assert "left as is" in line and "refused" not in line, line
+    assert [s.kind for s in taken] == ["keep-original"]
+    line, _ = replayed({"temp2": 3, "C": 1})
+    assert "expand(scop: arrays=temp2:3) refused: temp2 cannot be expanded along 3 loop(s)" in line, line
+    assert "C cannot be expanded" in line, line
+    line, _ = replayed({"temp2": "i"})
+    assert "'arrays' must map array names to how many loops" in line, line

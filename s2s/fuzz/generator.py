@@ -9,7 +9,8 @@ What is drawn, and why each is there:
   targets that omit a loop variable (reductions, overwrites): the dependences;
 * scalar reductions reset in an outer loop, and kernel-level scalars: privatization and expansion;
 * affine and modulo ``if``s: guards the scheduler must keep on their statements;
-* ``C[i][j] += A[i][k] * B[k][j]``: the matrix-multiply kernels, which promise bit-exact results;
+* ``C[i][j] += A[i][k] * B[k][j]``, also through a scalar per cell (``s = 0; s += ..; C[i][j] = s``,
+  expanded into a matrix): the matrix-multiply kernels, which promise bit-exact results;
 * Gauss-Seidel sweeps in place (``A[i][j]`` from its new left neighbour): lagged copies;
 * arrays as globals, as array parameters, as flat pointers with linearized subscripts (constant or
   parameter leading dimensions), and several pointer views of one buffer (aliasing);
@@ -228,7 +229,16 @@ class _Draft:
         prod: Expr = BinOp("*", self._flat(a, left), self._flat(b, (var("k"), var("j"))))
         if r.random() < 0.4:
             prod = BinOp("*", self._const(c.ctype), prod)
-        stmt = Stmt(self._flat(c, (var("i"), var("j"))), r.choice(("+=", "+=", "-=")), prod)
+        target = self._flat(c, (var("i"), var("j")))
+        if r.random() < 0.35:   # as most hand-written products: a dot product per cell in a scalar
+            kept = [s for s in self.scalars if s.ctype == c.ctype]
+            acc = r.choice(kept) if kept and r.random() < 0.3 else self._new_scalar(c.ctype)
+            reset = Stmt(ScalarRef(acc.name), "=", target if r.random() < 0.3 else self._const(c.ctype, zero=True))
+            k = Loop("k", k_lo, k_hi, (Stmt(ScalarRef(acc.name), r.choice(("+=", "+=", "-=")), prod),))
+            store = Stmt(target, r.choice(("=", "+=")), ScalarRef(acc.name))
+            cell: tuple[Node, ...] = (reset, k, store) if acc in kept else (acc, reset, k, store)
+            return Loop("i", const(0), ext[0], (Loop("j", const(0), ext[1], cell),))
+        stmt = Stmt(target, r.choice(("+=", "+=", "-=")), prod)
         k = Loop("k", k_lo, k_hi, (stmt,))
         j = Loop("j", const(0), ext[1], (k,))
         return Loop("i", const(0), ext[0], (j,))

@@ -38,6 +38,8 @@ Kinds, with their parameters:
                     OpenMP (a wavefront's alternative; the code where threads do not pay)
 ``profitability``   ``enabled``: false: a legal schedule replaces the user's loops even where
                     the rules expect no gain (the tuner's way past a ``keep-original``)
+``expand``          ``arrays``: per scratch array, the loops around it it is expanded along
+                    (``{"temp2": 2}``: a copy per iteration of the two innermost; ``{}``: none)
 ==================  =========================================================================
 """
 from __future__ import annotations
@@ -54,7 +56,8 @@ from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
 STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "permute", "skew", "unroll-and-jam", "wavefront",
-              "parallelize", "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability")
+              "parallelize", "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability",
+              "expand")
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,7 @@ class Replay:
     kernels: bool | None = None        # False: no register-blocked kernels
     profitability: bool | None = None  # False: every legal schedule, gain or not
     kernel_blockings: tuple[tuple[int, Blocking], ...] = ()   # (statement index, its kernel's blocking)
+    expansion: tuple[tuple[str, int], ...] | None = None    # (array, loops it is expanded along)
     band_plans: tuple[tuple[BandKey, BandPlan], ...] = ()
     sequential_plans: tuple[tuple[BandKey, BandPlan], ...] = ()   # of the code where no region runs in parallel
     refused: tuple[Refusal, ...] = ()
@@ -211,6 +215,13 @@ def read_steps(steps: tuple[Step, ...], threads: bool, kernels: bool) -> Replay:
                 replay = dataclasses.replace(replay, profitability=values["enabled"])
             else:
                 why = "'enabled' must be true or false"
+        elif step.kind == "expand":
+            arrays = values.get("arrays")
+            if isinstance(arrays, dict) and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 8
+                                                for v in arrays.values()):
+                replay = dataclasses.replace(replay, expansion=tuple(sorted(arrays.items())))
+            else:
+                why = "'arrays' must map array names to how many loops each is expanded along (0-8)"
         elif step.kind == "parallelize" and parse_band_target(step.target) is not None:
             why = "this build's target has no threads" if not threads else _band_step(step, plans)
         elif step.kind in ("parallelize", "matmul-kernel"):

@@ -1,19 +1,23 @@
-"""Scratch arrays expanded along a loop, so that each iteration of the loop has a copy of its own.
+"""Scratch arrays expanded along loops, so that each iteration of the loops has a copy of its own.
 
 doitgen computes a row ``sum[p]`` for each (r, q) and copies it into ``A[r][q][p]``: all the
 iterations of q overwrite the one ``sum``, which orders them (memory-based dependences) though no
 value passes from one to the next. With a row per q, ``sum_x[q][p]``, those dependences are gone
 and the reduction is a matrix multiply, ``sum_x[q][p] += A[r][q][s] * C4[s][p]`` (array
-expansion in Feautrier's sense, along one loop).
+expansion in Feautrier's sense, along one loop). A scalar accumulator, symm's ``temp2`` or the
+``double s = 0;`` of a dot product per (i, j) that most hand-written matrix products use, becomes
+a matrix multiply expanded along the two loops around it: ``s_x[i][j] += A[i][k] * B[k][j]``.
 
-An array (or scalar) is expanded along loop L when
-- L is the innermost loop around every statement of the SCoP that touches it, and none declares it;
-- every read of it reads a value written in the same iteration of L and of the loops around L
-  (isl's exact dataflow), never one from before the SCoP;
-- the values of L's variable form one interval, affine in the parameters (the new dimension).
+An array (or scalar) is expanded along the ``depth`` innermost of the loops around every
+statement of the SCoP that touches it when
+- every read of it reads a value written in the same iteration of those loops and of the loops
+  around them (isl's exact dataflow), never one from before the SCoP;
+- the values of each loop's variable form one interval, affine in the parameters (the new
+  dimensions; a loop whose range moves with an outer one gets the interval of all its values).
 The original array then receives what the user's code leaves in it: each element from the copy of
-the iteration of L that wrote it last, by a copy statement at the end of the SCoP (so only where
-that iteration is one affine function of the parameters and the elements written form a box).
+the iteration that wrote it last, by a copy statement at the end of the SCoP (so only where that
+iteration is one affine function of the parameters and the elements written form a box). A
+scalar declared inside the SCoP ends its life there: nothing is copied back.
 The copies live on the heap; code generation runs the new code only when the allocation
 succeeded, and the user's loops otherwise.
 """
@@ -39,11 +43,12 @@ from s2s.schedule.codegen import ast_expr_to_ir
 @dataclass(frozen=True)
 class ScratchArray:
     name: str
-    loop: Loop
-    lowest: isl.Aff       # the least value of the loop's variable (the new dimension starts there)
-    count: isl.PwAff      # how many values it takes
-    last: isl.Aff         # the iteration that leaves each element its final value (of the parameters)
-    written: isl.Set      # the elements the SCoP writes
+    loops: tuple[Loop, ...]     # the loops it is expanded along, outermost first
+    lowest: tuple[isl.Aff, ...]   # the least value of each loop's variable (where its dimension starts)
+    count: tuple[isl.PwAff, ...]  # how many values each takes
+    last: tuple[isl.Aff, ...] | None   # the iteration that leaves each element its final value (of
+                                       # the parameters); None: declared in the SCoP, nothing copied back
+    written: isl.Set | None     # the elements the SCoP writes (None: nothing copied back)
 
 
 @dataclass(frozen=True)
@@ -57,23 +62,28 @@ class Expansion:
     allocated: Expr
     releases: tuple[ControlNode, ...]
     note: str
+    along: tuple[tuple[str, int], ...] = ()   # per array, how many loops it is expanded along
 
 
-def scratch_arrays(scop: Scop) -> list[ScratchArray]:
-    """The arrays and scalars of ``scop`` that may be expanded (see the module docstring)."""
+def scratch_arrays(scop: Scop, depth: int = 1, names: set[str] | None = None) -> list[ScratchArray]:
+    """The arrays and scalars of ``scop`` (of ``names``, where given) that may be expanded, each
+    along the ``depth`` innermost loops around all its accesses or all of them where it has fewer
+    (see the module docstring)."""
     found = []
     for name in sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.writes)}):
-        scratch = _scratch(scop, name)
+        if names is not None and name not in names:
+            continue
+        scratch = _scratch(scop, name, depth)
         if scratch is not None:
             found.append(scratch)
     return found
 
 
-def _scratch(scop: Scop, name: str) -> ScratchArray | None:
+def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
     data = scop.sdfg.container_map.get(name)
     if not (isinstance(data, Scalar) or isinstance(data, Array) and all(d is not None for d in data.shape)):
         return None
-    if name in scop.declared or name in scop.delinearized:
+    if name in scop.delinearized:
         return None
     users = [s for s in scop.statements if any(m.get_tuple_name(isl.dim_type.out) == name for _, m in s.accesses)]
     common = 0
@@ -81,7 +91,7 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
         common += 1
     if common == 0:
         return None
-    loop = users[0].loops[common - 1]
+    loops = tuple(users[0].loops[max(common - depth, 0):common])
     reads = accesses_to(scop.reads, name)
     writes = accesses_to(scop.writes, name)
     flow = exact_flow(reads, writes, scop.schedule_map, scop.schedule_tree)
@@ -94,35 +104,56 @@ def _scratch(scop: Scop, name: str) -> ScratchArray | None:
         for d in range(common):
             same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
         if not dep.is_subset(same):
-            return None   # a value crosses iterations of the loop
-    depth = loop.depth
-    lows = [s.domain.dim_min(depth) for s in users]
-    highs = [s.domain.dim_max(depth) for s in users]
-    low, high = lows[0], highs[0]
-    for a, b in zip(lows[1:], highs[1:]):
-        low, high = low.min(a), high.max(b)
-    low, high = low.coalesce(), high.coalesce()
-    if low.n_piece() != 1 or high.n_piece() != 1:
-        return None
-    ((_, lowest),) = low.get_pieces()
+            return None   # a value crosses iterations of the loops
+    lowest, count = [], []
+    for loop in loops:
+        low, high = _interval(users, loop.depth)
+        if low is None:
+            return None
+        lowest.append(low)
+        count.append(high.sub(isl.PwAff.from_aff(low)).add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx()))))
+    if name in scop.declared:
+        return ScratchArray(name, loops, tuple(lowest), tuple(count), None, None)
     written = writes.range()
     written = isl.Set.from_union_set(written) if not written.is_empty() else None
     if written is None or not _is_box(written):
         return None
-    times = writes.reverse().apply_range(scop.schedule_map).lexmax()
-    last = isl.Map.from_union_map(times).dim_max(2 * depth + 1)
-    if loop.step < 0:
-        last = last.neg()
-    last = last.coalesce()
-    if last.n_piece() != 1:
-        return None
-    ((_, last_aff),) = last.get_pieces()
-    rank = last_aff.dim(isl.dim_type.in_)
-    if last_aff.involves_dims(isl.dim_type.in_, 0, rank):
-        return None   # elements were left by different iterations
-    last_aff = last_aff.drop_dims(isl.dim_type.in_, 0, rank).project_domain_on_params()
-    count = high.sub(low).add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx())))
-    return ScratchArray(name, loop, lowest, count, last_aff, written)
+    times = isl.Map.from_union_map(writes.reverse().apply_range(scop.schedule_map).lexmax())
+    last = []
+    for loop in loops:
+        at = times.dim_max(2 * loop.depth + 1)
+        aff = _one_affine(at.neg() if loop.step < 0 else at)
+        if aff is None:
+            return None
+        rank = aff.dim(isl.dim_type.in_)
+        if aff.involves_dims(isl.dim_type.in_, 0, rank):
+            return None   # elements were left by different iterations
+        last.append(aff.drop_dims(isl.dim_type.in_, 0, rank).project_domain_on_params())
+    return ScratchArray(name, loops, tuple(lowest), tuple(count), tuple(last), written)
+
+
+def _interval(users, depth: int) -> tuple[isl.Aff | None, isl.PwAff | None]:
+    """The least value of the loop at ``depth`` over the statements ``users`` (one affine
+    function of the parameters, or None) and its greatest."""
+    lows = [s.domain.dim_min(depth) for s in users]
+    highs = [s.domain.dim_max(depth) for s in users]
+    low, high = lows[0], highs[0]
+    for a, b in zip(lows[1:], highs[1:]):
+        low, high = low.union_min(a), high.union_max(b)
+    lowest, highest = _one_affine(low), _one_affine(high)
+    if lowest is None or highest is None:
+        return None, None
+    return lowest, isl.PwAff.from_aff(highest)
+
+
+def _one_affine(f: isl.PwAff) -> isl.Aff | None:
+    """The one affine function that is ``f`` wherever ``f`` is defined (isl may leave it in pieces
+    that agree: the last i of a loop ``0 <= i < m`` is 0 where m = 1 and m - 1 beyond), or None."""
+    f = f.coalesce()
+    for _, aff in f.get_pieces():
+        if isl.PwAff.from_aff(aff).intersect_domain(f.domain()).is_equal(f):
+            return aff
+    return None
 
 
 def _is_box(elements: isl.Set) -> bool:
@@ -135,7 +166,7 @@ def _is_box(elements: isl.Set) -> bool:
 
 
 def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
-    """``scop`` with each of ``scratch`` expanded along its loop; None where the expanded code is
+    """``scop`` with each of ``scratch`` expanded along its loops; None where the expanded code is
     not one the polyhedral model can describe (an expanded array whose rows it cannot tell apart)."""
     containers = scop.sdfg.container_map
     build = isl.AstBuild.from_context(scop.context)
@@ -148,7 +179,7 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
     taken = set(containers) | {l.node.var for l in scop.loops}
     fresh = _fresh_names(taken)
     arrays: list[Array] = []
-    renames: dict[str, tuple[str, Expr]] = {}
+    renames: dict[str, tuple[str, tuple[Expr, ...]]] = {}
     allocations: list[Declare] = []
     copies: list[ControlNode] = []
     counters: list[Scalar] = []
@@ -156,18 +187,20 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
         data = containers[s.name]
         shape = data.shape if isinstance(data, Array) else ()
         new = fresh(f"{s.name}_x")
-        offset = expr_of(s.lowest)
-        index = Sym(s.loop.node.var) if offset == Const("0") else Binary("-", Sym(s.loop.node.var), offset)
+        offsets = [expr_of(low) for low in s.lowest]
+        index = tuple(_minus(Sym(loop.node.var), offset) for loop, offset in zip(s.loops, offsets))
         renames[s.name] = (new, index)
-        count = expr_of(s.count)
-        row = "".join(f"[{ExprPrinter()(d)}]" for d in shape)
-        pointer = f"{data.dtype.spelling} (*{new}){row}" if shape else f"{data.dtype.spelling} *{new}"
-        array = Array(new, data.dtype, (count,) + tuple(shape), Storage.HEAP, declaration=pointer)
+        count, *rows = [expr_of(c) for c in s.count]
+        rows = [_at_least_one(r) for r in rows]   # (a dimension of a variably modified type must be)
+        row = "".join(f"[{ExprPrinter()(d)}]" for d in (*rows, *shape))
+        pointer = f"{data.dtype.spelling} (*{new}){row}" if row else f"{data.dtype.spelling} *{new}"
+        array = Array(new, data.dtype, (count, *rows, *shape), Storage.HEAP, declaration=pointer)
         arrays.append(array)
-        allocations.append(heap_allocation(array, count, shape, pointer.replace(new, "", 1)))
-        copies.append(_copy_back(s, new, expr_of(s.last) if offset == Const("0") else Binary(
-            "-", expr_of(s.last), offset), build, fresh, counters))
-    nodes = tuple(_rewrite(n, renames) for n in scop.nodes) + tuple(copies)
+        allocations.append(heap_allocation(array, count, (*rows, *shape), pointer.replace(new, "", 1)))
+        if s.last is not None:
+            last = tuple(_minus(expr_of(at), offset) for at, offset in zip(s.last, offsets))
+            copies.append(_copy_back(s, new, last, build, fresh, counters))
+    nodes = tuple(n for n in (_rewrite(n, renames) for n in scop.nodes) if n is not None) + tuple(copies)
     sdfg = dataclasses.replace(scop.sdfg, containers=tuple(scop.sdfg.containers) + tuple(arrays) + tuple(counters))
     parent = Sequence(f"S.expanded.{scop.nodes[0].id}", nodes)
     try:
@@ -180,8 +213,13 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
         allocated = cond if allocated is None else Binary("&&", allocated, cond)
     releases = tuple(Opaque(f"O.free.{a.name}", f"__builtin_free({a.name});", "release of an expanded array")
                      for a in arrays)
-    note = ", ".join(f"{s.name} expanded along {s.loop.node.var}" for s in scratch)
-    return Expansion(expanded, tuple(arrays) + tuple(counters), tuple(allocations), allocated, releases, note)
+    note = ", ".join(f"{s.name} expanded along {' and '.join(loop.node.var for loop in s.loops)}" for s in scratch)
+    return Expansion(expanded, tuple(arrays) + tuple(counters), tuple(allocations), allocated, releases, note,
+                     tuple((s.name, len(s.loops)) for s in scratch))
+
+
+def _minus(e: Expr, offset: Expr) -> Expr:
+    return e if offset == Const("0") else Binary("-", e, offset)
 
 
 def _fresh_names(taken: set[str]):
@@ -217,14 +255,14 @@ def _at_least_one(e: Expr) -> Expr:
     return Ternary(Binary(">", e, Const("0")), e, Const("1"))
 
 
-def _copy_back(s: ScratchArray, new: str, last: Expr, build: isl.AstBuild, fresh, counters: list[Scalar]) -> ControlNode:
+def _copy_back(s: ScratchArray, new: str, last: tuple[Expr, ...], build: isl.AstBuild, fresh, counters: list[Scalar]) -> ControlNode:
     """``x[e] = x_x[last][e]`` for the written elements ``e`` (loops over the box, under the
     condition on the parameters that anything was written)."""
     rank = s.written.dim(isl.dim_type.set)
     names = [fresh(f"{s.name}_e{d}") for d in range(rank)]
     counters.extend(Scalar(n, scalar_type("int"), Storage.STACK) for n in names)
     element = tuple(Sym(n) for n in names)
-    body: ControlNode = Block(f"Bcopy_{s.name}", copy_graph(f"copy.{s.name}", new, (last,) + element, s.name, element))
+    body: ControlNode = Block(f"Bcopy_{s.name}", copy_graph(f"copy.{s.name}", new, last + element, s.name, element))
     for d in reversed(range(rank)):
         lo = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_min(d)), {})
         hi = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_max(d)), {})
@@ -237,16 +275,20 @@ def _copy_back(s: ScratchArray, new: str, last: Expr, build: isl.AstBuild, fresh
     return IfElse(f"C.copy.{s.name}", guard, Sequence(f"S.copy.{s.name}", (body,)))
 
 
-def _rewrite(node: ControlNode, renames: dict[str, tuple[str, Expr]]) -> ControlNode:
-    """``node`` with each access to a renamed container going to its expanded copy."""
+def _rewrite(node: ControlNode, renames: dict[str, tuple[str, tuple[Expr, ...]]]) -> ControlNode | None:
+    """``node`` with each access to a renamed container going to its expanded copy (a renamed
+    scalar's declaration becomes its initialization, or nothing)."""
     if isinstance(node, Block):
-        edges = tuple(dataclasses.replace(e, data=renames[e.data][0], subset=(renames[e.data][1],) + tuple(e.subset))
+        edges = tuple(dataclasses.replace(e, data=renames[e.data][0], subset=renames[e.data][1] + tuple(e.subset))
                       if e.data in renames else e for e in node.graph.edges)
         nodes = tuple(dataclasses.replace(n, data=renames[n.data][0])
                       if isinstance(n, AccessNode) and n.data in renames else n for n in node.graph.nodes)
         return dataclasses.replace(node, graph=DataflowGraph(nodes, edges))
+    if isinstance(node, Declare) and node.name in renames:
+        return None if node.init is None else _rewrite(node.init, renames)
     if isinstance(node, Sequence):
-        return dataclasses.replace(node, children=tuple(_rewrite(c, renames) for c in node.children))
+        children = (_rewrite(c, renames) for c in node.children)
+        return dataclasses.replace(node, children=tuple(c for c in children if c is not None))
     if isinstance(node, For):
         return dataclasses.replace(node, body=_rewrite(node.body, renames))
     if isinstance(node, IfElse):

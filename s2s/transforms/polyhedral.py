@@ -3,6 +3,7 @@ checked for legality before it is used (else the SCoP keeps its original order).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 
 import islpy as isl
@@ -69,6 +70,7 @@ class OptimizeOptions:
     band_plans: tuple = ()         # (set from ``steps``) TreeOptions.band_plans
     sequential_plans: tuple = ()   # (set from a ``sequential`` step) those of the sequential code
     kernel_blockings: tuple = ()   # (set from a ``matmul-kernel`` step) (statement index, Blocking)
+    expansion: tuple | None = None   # (set from an ``expand`` step) (array, loops); None: the rules'
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,8 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
             steps = (Step.of("profitability", "scop", enabled=False),) + steps
         if options.matmul is None:
             steps += (Step.of("matmul-kernel", "scop", enabled=False),)
+        if choice.expansion is not None or options.expansion is not None:
+            steps += (Step.of("expand", "scop", arrays=dict(choice.expansion.along if choice.expansion else ())),)
         steps += choice.steps
         if choice.sequential_steps:
             steps += (Step.sequential(choice.sequential_steps),)
@@ -148,7 +152,7 @@ def _replayed(options: OptimizeOptions) -> tuple[OptimizeOptions, tuple[Refusal,
         matmul=None if replay.kernels is False else options.matmul,
         profitability=options.profitability if replay.profitability is None else replay.profitability,
         band_plans=replay.band_plans, sequential_plans=replay.sequential_plans,
-        kernel_blockings=replay.kernel_blockings)
+        kernel_blockings=replay.kernel_blockings, expansion=replay.expansion)
     return options, replay.refused, replay.keep
 
 
@@ -229,14 +233,54 @@ class _Found:
 
     def __init__(self) -> None:
         # (keyed by identity; each entry keeps its SCoP alive so that the identity stays unique)
-        self._expansions: dict[int, tuple[Scop, Expansion | None]] = {}
+        self._expansions: dict[int, tuple[Scop, tuple[Expansion | None, ...]]] = {}
+        self._plain_expansions: dict[int, tuple[Scop, Expansion | None]] = {}
+        self._asked: dict[tuple, tuple[Scop, tuple[Expansion | None, tuple[Refusal, ...]]]] = {}
         self._schedules: dict[int, tuple[Scop, _Scheduled]] = {}
 
     def expansion(self, scop: Scop) -> Expansion | None:
+        """The SCoP's scratch arrays expanded along the innermost loop around each, but for the
+        scalars it declares (a temporary that only orders the loops around it is private to
+        their iterations already; expanded, it would cost memory traffic of its own)."""
+        if id(scop) not in self._plain_expansions:
+            scratch = [s for s in scratch_arrays(scop) if s.name not in scop.declared]
+            self._plain_expansions[id(scop)] = scop, expand(scop, scratch) if scratch else None
+        return self._plain_expansions[id(scop)][1]
+
+    def expansions(self, scop: Scop) -> tuple[Expansion | None, ...]:
+        """The SCoP's scratch arrays expanded along 1, 2, ... of the loops around each, while a
+        deeper expansion changes anything (None where one cannot be modelled): the ways of making
+        matrix multiplies of reductions into them."""
         if id(scop) not in self._expansions:
-            scratch = scratch_arrays(scop)
-            self._expansions[id(scop)] = scop, expand(scop, scratch) if scratch else None
+            found: list[Expansion | None] = []
+            settled: list = []   # (arrays with fewer loops around them than the depth)
+            deeper = None        # (the arrays that may go one loop deeper)
+            for depth in itertools.count(1):
+                scratch = scratch_arrays(scop, depth, deeper)
+                if not any(len(s.loops) == depth for s in scratch):
+                    break
+                found.append(expand(scop, sorted(settled + scratch, key=lambda s: s.name)))
+                settled += [s for s in scratch if len(s.loops) < depth]
+                deeper = {s.name for s in scratch if len(s.loops) == depth}
+            self._expansions[id(scop)] = scop, tuple(found)
         return self._expansions[id(scop)][1]
+
+    def asked_expansion(self, scop: Scop, asked: tuple[tuple[str, int], ...]
+                        ) -> tuple[Expansion | None, tuple[Refusal, ...]]:
+        """The SCoP's arrays expanded along as many loops as ``asked`` (array, loops) says, and
+        the arrays that cannot be, as refusals of an ``expand`` step."""
+        if (id(scop), asked) not in self._asked:
+            scratch, refused = [], []
+            for name, depth in asked:
+                if depth == 0:
+                    continue
+                match = [s for s in scratch_arrays(scop, depth) if s.name == name and len(s.loops) == depth]
+                scratch += match
+                if not match:
+                    refused.append(Refusal(Step.of("expand", "scop", arrays={name: depth}),
+                                           f"{name} cannot be expanded along {depth} loop(s) around it"))
+            self._asked[id(scop), asked] = scop, (expand(scop, scratch) if scratch else None, tuple(refused))
+        return self._asked[id(scop), asked][1]
 
     def schedule(self, scop: Scop, options: OptimizeOptions) -> _Scheduled:
         if id(scop) not in self._schedules:
@@ -251,18 +295,38 @@ class _Found:
 
 
 def _with_or_without_expansion(scop: Scop, options: OptimizeOptions, found: _Found) -> Choice:
-    expansion = found.expansion(scop)
-    if options.matmul is not None and expansion is not None:
-        if _kernel_count(expansion.scop) > _kernel_count(scop):
+    if options.expansion is not None:
+        return _asked_expansion(scop, options, found)
+    if options.matmul is not None:
+        # (the expansion that makes the most matrix multiplies, along the fewest loops)
+        counted = [(_kernel_count(e.scop), -depth, e) for depth, e in enumerate(found.expansions(scop)) if e]
+        unexpanded = _kernel_count(scop) if counted else 0
+        for kernels, _, expansion in sorted(counted, key=lambda c: c[:2], reverse=True):
+            if kernels <= unexpanded:
+                break
             choice, kernels = _choose(expansion.scop, options, found)
             if choice.schedule is not None and kernels:
                 return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
+    expansion = found.expansion(scop)
     plain = _choose(scop, options, found)[0]
     if plain.schedule is None and not plain.scheduler_failed and expansion is not None:
         choice = _choose(expansion.scop, options, found)[0]
         if choice.schedule is not None:
             return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion)
     return plain
+
+
+def _asked_expansion(scop: Scop, options: OptimizeOptions, found: _Found) -> Choice:
+    """The code chosen for ``scop`` with its scratch arrays expanded as a recipe's ``expand``
+    step asks (an array that cannot be is refused, the others expanded all the same)."""
+    expansion, refused = found.asked_expansion(scop, options.expansion)
+    if expansion is not None:
+        choice = _choose(expansion.scop, options, found)[0]
+        if choice.schedule is not None:
+            return dataclasses.replace(choice, note=f"{choice.note}; {expansion.note}", expansion=expansion,
+                                       refused=choice.refused + refused)
+    plain = _choose(scop, options, found)[0]
+    return dataclasses.replace(plain, refused=plain.refused + refused)
 
 
 def _kernel_count(scop: Scop) -> int:

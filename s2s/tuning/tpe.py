@@ -2,8 +2,9 @@
 (``s2s tune --search tpe``), for comparison with the local search (``search.neighbour``).
 
 A trial decides, per SCoP, its structure first: past the rules' gain checks or not (a SCoP they
-keep as written), the fusion policy, and the wavefront, threads and kernels switched on or off
-where the rules' steps have them. The steps the optimizer takes for that structure are asked of
+keep as written), the fusion policy, the wavefront, threads and kernels switched on or off, and
+each expanded array along as many loops as the rules' expansion or fewer, where the rules' steps
+have them. The steps the optimizer takes for that structure are asked of
 ``s2s opt`` (once per structure, as the rules would take them under those decisions); the trial
 then sets their knobs: the order of a band's loops (interchange), tiled or not and the tile size
 per band member, unroll-and-jam copies, the OpenMP schedule of its parallel loop (under threads),
@@ -88,6 +89,12 @@ class Space:
                 on = bool(s.values["enabled"])
                 if choose(f"{key}|{s.kind}", ["on", "off"], "on" if on else "off") != ("on" if on else "off"):
                     frame.append(Step.of(s.kind, s.target, enabled=not on))
+            if s.kind == "expand" and isinstance(s.values.get("arrays"), dict):
+                # (each array along as many of the loops the rules expanded it along, or fewer)
+                given = s.values["arrays"]
+                picked = {a: int(choose(f"{key}|expand|{a}", list(range(d + 1)), d)) for a, d in sorted(given.items())}
+                if picked != given:
+                    frame.append(Step.of("expand", s.target, arrays=picked))
         if frame and frame != [Step.of("profitability", "scop", enabled=False)]:
             steps = self._rules(key, tuple(frame))
         structure = hashlib.sha256(json.dumps([s.as_dict() for s in frame]).encode()).hexdigest()[:6]
