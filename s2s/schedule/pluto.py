@@ -8,7 +8,9 @@ the lexicographically smallest ``(u, w, coefficients)`` is the integer program's
 found by isl. Hyperplanes must be linearly independent of the ones found before for each
 statement (the orthogonal-subspace condition), and non-negative. When no hyperplane exists, the
 dependence graph's strongly connected components are separated by a scalar dimension (loop
-distribution), according to the fusion policy. Consecutive hyperplanes found without a cut form
+distribution), according to the fusion policy; where that does not help either, the statements
+that cannot get a hyperplane even alone get zero rows from then on, and the original order of
+their loops at the end, so that the others go on. Consecutive hyperplanes found without a cut form
 a permutable band (tilable); hyperplanes on which every remaining dependence has distance zero
 are parallel.
 """
@@ -323,14 +325,20 @@ class PlutoScheduler:
                 conds.append(f"0 <= {n} <= {self.cost_bound}")
         return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {' and '.join(conds)} }}")
 
-    def _independence(self, found: dict[str, list[tuple[int, ...]]]) -> isl.BasicSet:
+    def _independence(self, found: dict[str, list[tuple[int, ...]]], exempt: frozenset[str] = frozenset(),
+                      free: frozenset[str] = frozenset()) -> isl.BasicSet:
         """The new hyperplane must have a component outside the span of each statement's
-        hyperplanes so far (Pluto's orthogonal-subspace condition)."""
+        hyperplanes so far (Pluto's orthogonal-subspace condition), but for those ``free`` of it,
+        and those ``exempt``, which get none (a row repeating an earlier one made isl's AST run
+        a dependence backwards)."""
         conds = []
         for k, s in enumerate(self.stmts):
             m = self.dims[s]
             rows = found[s] + self.fixed[s]
-            if m == 0 or (rows and _rank(rows) >= m):
+            if s in exempt:
+                conds += [f"a{k}_{j} = 0" for j in range(m)]
+                continue
+            if m == 0 or (rows and _rank(rows) >= m) or s in free:
                 continue
             terms = []
             for r in _orthogonal_complement(rows, m):
@@ -343,8 +351,9 @@ class PlutoScheduler:
         text = " and ".join(conds) if conds else "true"
         return isl.BasicSet(f"{{ [{', '.join(self.names)}] : {text} }}")
 
-    def _solve(self, live: list[int], live_reuse: list[int], found: dict[str, list[tuple[int, ...]]]):
-        space = self._universe().intersect(self._independence(found))
+    def _solve(self, live: list[int], live_reuse: list[int], found: dict[str, list[tuple[int, ...]]],
+               exempt: frozenset[str] = frozenset(), free: frozenset[str] = frozenset()):
+        space = self._universe().intersect(self._independence(found, exempt, free))
         for d in live:
             space = space.intersect(self._farkas(d, False))
             self._tick()
@@ -464,11 +473,12 @@ class PlutoScheduler:
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
                 reuse_live = [d for d in reuse_live if not self._satisfied(d, [cut], reuse=True)]
         guard = 0
-        while any(_rank(found[s] + self.fixed[s]) < self.dims[s] for s in self.stmts):
+        exempt: frozenset[str] = frozenset()
+        while any(_rank(found[s] + self.fixed[s]) < self.dims[s] for s in self.stmts if s not in exempt):
             guard += 1
             if guard > 64:
                 raise SchedulingFailed("no progress")
-            values = self._solve(unsatisfied, reuse_live, found)
+            values = self._solve(unsatisfied, reuse_live, found, exempt)
             unbounded = values is None and bool(reuse_live) and bool(band_rows) and self._reuse_grows
             if unbounded:
                 # With constant loop bounds there is no u.n term: a distance that grows with the
@@ -478,7 +488,7 @@ class PlutoScheduler:
                 # that would start with one went astray (nussinov, floyd-warshall), and where no
                 # statement has more loops than its arrays have dimensions each element is used a
                 # bounded number of times, so deeper tiles reuse nothing (trisolv ran 0.6x tiled).
-                values = self._solve(unsatisfied, [], found)
+                values = self._solve(unsatisfied, [], found, exempt)
             if values is not None:
                 coeffs = {s: self._coefficients(values, s) for s in self.stmts}
                 for s in self.stmts:
@@ -502,6 +512,14 @@ class PlutoScheduler:
             if cut is not None:
                 unsatisfied = [d for d in unsatisfied if not self._satisfied(d, [cut])]
                 reuse_live = [d for d in reuse_live if not self._satisfied(d, [cut], reuse=True)]
+            if (cut is None or len(unsatisfied) == before) and not exempt:
+                # Statements that no hyperplane can take further even alone (ludcmp's back
+                # substitution: its loop runs down, and coefficients are non-negative) need not
+                # hold up the others: they keep their original order once the others are done.
+                exempt = self._stuck(unsatisfied, found)
+                if exempt:
+                    result.log.append("no hyperplane for " + ", ".join(sorted(exempt)) + ": the others go on")
+                    continue
             if cut is None or len(unsatisfied) == before:
                 # Stuck: finish with the original execution order of what is left, which is
                 # legal because every remaining dependence has distance zero so far.
@@ -524,6 +542,14 @@ class PlutoScheduler:
         self.mark_parallel(result.rows)
         result.seconds = time.perf_counter() - start
         return result
+
+    def _stuck(self, live: list[int], found: dict[str, list[tuple[int, ...]]]) -> frozenset[str]:
+        """The statements short of full rank for which no hyperplane exists even where the
+        others need not get one (empty where that is all of them: nothing to go on with)."""
+        short = [s for s in self.stmts if self.dims[s] and _rank(found[s] + self.fixed[s]) < self.dims[s]]
+        stuck = frozenset(s for s in short
+                          if self._solve(live, [], found, free=frozenset(short) - {s}) is None)
+        return stuck if stuck and len(stuck) < len(short) else frozenset()
 
     def mark_parallel(self, rows: list[Row]) -> None:
         """Sets each hyperplane's ``parallel`` flag: true if every dependence that the rows before
