@@ -34,9 +34,15 @@ class First(Enum):
 
 
 def live_loop_variables(scop: Scop) -> list[str]:
+    return live_after(scop, {l.node.var for l in scop.loops if not l.node.declares_var})
+
+
+def live_after(scop: Scop, names: set[str]) -> list[str]:
+    """Those of ``names`` (variables declared outside the SCoP) that code after the SCoP may read
+    before overwriting them, or that outlive the function."""
     sdfg = scop.sdfg
     containers = sdfg.container_map
-    outside = {l.node.var for l in scop.loops if not l.node.declares_var}
+    outside = set(names)
     path = _path_to(sdfg.body, scop.parent)
     if path is None:
         return sorted(outside)

@@ -4,9 +4,10 @@ doitgen computes a row ``sum[p]`` for each (r, q) and copies it into ``A[r][q][p
 iterations of q overwrite the one ``sum``, which orders them (memory-based dependences) though no
 value passes from one to the next. With a row per q, ``sum_x[q][p]``, those dependences are gone
 and the reduction is a matrix multiply, ``sum_x[q][p] += A[r][q][s] * C4[s][p]`` (array
-expansion in Feautrier's sense, along one loop). A scalar accumulator, symm's ``temp2`` or the
-``double s = 0;`` of a dot product per (i, j) that most hand-written matrix products use, becomes
-a matrix multiply expanded along the two loops around it: ``s_x[i][j] += A[i][k] * B[k][j]``.
+expansion in Feautrier's sense, along one loop). A scalar accumulator of a dot product per
+(i, j) that cannot live in the element it is stored to (accumulators.py), symm's ``temp2``,
+becomes a matrix multiply expanded along the two loops around it: ``s_x[i][j] += A[i][k] *
+B[k][j]``.
 
 An array (or scalar) is expanded along the ``depth`` innermost of the loops around every
 statement of the SCoP that touches it when
@@ -32,7 +33,7 @@ import islpy as isl
 from s2s.analysis import NotAffine, Scop, build_scop
 from s2s.analysis.affine import is_product
 from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
-from s2s.analysis.scop import Loop
+from s2s.analysis.scop import Loop, Statement
 from s2s.ir import (
     AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
     For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, copy_graph, scalar_type,
@@ -54,15 +55,20 @@ class ScratchArray:
 @dataclass(frozen=True)
 class Expansion:
     """A SCoP rewritten on expanded copies of its scratch arrays, with what code generation puts
-    around it: the copies' allocation, the condition that it succeeded, and their release."""
+    around it: the copies' allocation, the condition that it succeeded, and their release. (A
+    SCoP rewritten without copies, accumulators.py's, has none of these.)"""
 
     scop: Scop
     containers: tuple[Array | Scalar, ...]   # the copies, and the variables of the loops copying back
     allocations: tuple[Declare, ...]
-    allocated: Expr
+    allocated: Expr | None                   # None: nothing to allocate
     releases: tuple[ControlNode, ...]
     note: str
     along: tuple[tuple[str, int], ...] = ()   # per array, how many loops it is expanded along
+
+    @property
+    def copies(self) -> bool:
+        return bool(self.allocations)
 
 
 def scratch_arrays(scop: Scop, depth: int = 1, names: set[str] | None = None) -> list[ScratchArray]:
@@ -86,25 +92,13 @@ def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
     if name in scop.delinearized:
         return None
     users = [s for s in scop.statements if any(m.get_tuple_name(isl.dim_type.out) == name for _, m in s.accesses)]
-    common = 0
-    while all(len(s.loops) > common and s.loops[common].node.id == users[0].loops[common].node.id for s in users):
-        common += 1
+    common = common_loops(users)
     if common == 0:
         return None
     loops = tuple(users[0].loops[max(common - depth, 0):common])
-    reads = accesses_to(scop.reads, name)
+    if not _values_stay_in_iterations(scop, name, common):
+        return None
     writes = accesses_to(scop.writes, name)
-    flow = exact_flow(reads, writes, scop.schedule_map, scop.schedule_tree)
-    if flow is None:
-        return None   # isl cannot tell where the values come from
-    if not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
-        return None   # a value from before the SCoP is read
-    for dep in maps_of(flow.must_dependence):
-        same = dep
-        for d in range(common):
-            same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
-        if not dep.is_subset(same):
-            return None   # a value crosses iterations of the loops
     lowest, count = [], []
     for loop in loops:
         low, high = _interval(users, loop.depth)
@@ -130,6 +124,39 @@ def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
             return None   # elements were left by different iterations
         last.append(aff.drop_dims(isl.dim_type.in_, 0, rank).project_domain_on_params())
     return ScratchArray(name, loops, tuple(lowest), tuple(count), tuple(last), written)
+
+
+def common_loops(statements: list[Statement]) -> int:
+    """How many loops are around all of ``statements``."""
+    common = 0
+    while statements and all(len(s.loops) > common and s.loops[common].node.id == statements[0].loops[common].node.id
+                             for s in statements):
+        common += 1
+    return common
+
+
+def within_iterations(dependences: list[isl.Map], common: int) -> bool:
+    """Whether each of ``dependences`` joins instances of one iteration of the outer ``common``
+    loops."""
+    for dep in dependences:
+        same = dep
+        for d in range(common):
+            same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+        if not dep.is_subset(same):
+            return False
+    return True
+
+
+def _values_stay_in_iterations(scop: Scop, name: str, common: int) -> bool:
+    """Whether every read of ``name`` in ``scop`` reads a value written in the same iteration of
+    its ``common`` outermost loops (isl's exact dataflow), none from before the SCoP."""
+    flow = exact_flow(accesses_to(scop.reads, name), accesses_to(scop.writes, name), scop.schedule_map,
+                      scop.schedule_tree)
+    if flow is None:
+        return False   # isl cannot tell where the values come from
+    if not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
+        return False   # a value from before the SCoP is read
+    return within_iterations(maps_of(flow.must_dependence), common)   # (no value crosses iterations)
 
 
 def _interval(users, depth: int) -> tuple[isl.Aff | None, isl.PwAff | None]:

@@ -25,6 +25,7 @@ from s2s.schedule.point_order import innermost_locality, reaches_read_once, read
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
+from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
@@ -132,7 +133,7 @@ def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
             steps = (Step.of("profitability", "scop", enabled=False),) + steps
         if options.matmul is None:
             steps += (Step.of("matmul-kernel", "scop", enabled=False),)
-        if choice.expansion is not None or options.expansion is not None:
+        if (choice.expansion is not None and choice.expansion.along) or options.expansion is not None:
             steps += (Step.of("expand", "scop", arrays=dict(choice.expansion.along if choice.expansion else ())),)
         steps += choice.steps
         if choice.sequential_steps:
@@ -163,6 +164,9 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     (Not after the scheduler gave up on the SCoP: on more statements it would fail again, and
     twice the budget would break the optimizer's time limit.)
 
+    Scalar accumulators are first forwarded into the elements they are stored to, where they
+    may be (accumulators.py: ludcmp's ``w``); the code is then the rewritten SCoP's.
+
     A SCoP known when compiling to do less work than ``options.thresholds.optimize`` stays as
     written; one whose work is known only at run time gets that test in front of its code."""
     work = scop_work(scop)
@@ -170,6 +174,19 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     if work.below(threshold):
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
+    forwardings = forwardable(scop)
+    forwarded = forward(scop, forwardings) if forwardings else None
+    if forwarded is None:
+        return _choose_for(scop, options, work)
+    choice = _choose_for(forwarded.scop, options, work)
+    if choice.schedule is None:
+        return choice
+    return dataclasses.replace(choice, note=f"{choice.note}; {forwarded.note}",
+                               expansion=choice.expansion or forwarded)
+
+
+def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
+    threshold = options.thresholds.optimize
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
     threaded_steps = choice.steps

@@ -120,13 +120,14 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         new, runs_parallel, told = _where_threads_run(choice, new, regions.runs_parallel)
         note += told
         parallel_test = None
-        alternative = choice.sequential if expansion is None and runs_parallel is not True else None
+        copies = expansion is not None and expansion.copies
+        alternative = choice.sequential if not copies and runs_parallel is not True else None
         parallel_only = choice.parallel_only
         if alternative is not None and alternative.schedule is not None:
             # (the main version's packing buffers among the names taken)
             taken = dataclasses.replace(probe, containers=probe.containers + tuple(buffers))
-            new, seq_vars, seq_buffers, told = _sequential_where_no_region_runs(scop, taken, new, alternative,
-                                                                                runs_parallel)
+            new, seq_vars, seq_buffers, told = _sequential_where_no_region_runs(
+                expansion.scop if expansion else scop, taken, new, alternative, runs_parallel)
             new_vars += [v for v in seq_vars if v not in new_vars]
             containers.extend(seq_buffers)
             note += told
@@ -134,7 +135,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             parallel_only = True   # (the sequential target keeps the user's loops)
         if parallel_only and runs_parallel is not True:
             # (the new order gains only in parallel: where no region runs so, the user's loops run)
-            if runs_parallel is False and expansion is None:
+            if runs_parallel is False and not copies:
                 outcomes.append(_outcome(scop, ident, False, "original code kept: the new order "
                                             "gains only in parallel, and no region has the work for it"))
                 continue
@@ -153,7 +154,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
             guard = work_guard if guard is None else Binary("&&", work_guard, guard)
-        if expansion is not None:
+        if expansion is not None and expansion.allocated is not None:
             guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
         if parallel_test is not None:
             guard = parallel_test if guard is None else Binary("&&", guard, parallel_test)

@@ -1,0 +1,117 @@
+"""Scalar accumulators forwarded into the element they are stored to (s2s.transforms.accumulators):
+which scalars qualify, and that an LU decomposition written with one (ludcmp's shape, with its
+two substitutions in the same SCoP, one running downward) is tiled like the one without and
+computes bit for bit what the loops computed."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from c_build import optimized_and_both_outputs
+from frontends.c import lift_c_file
+from s2s.analysis import find_scops
+from s2s.transforms.accumulators import forwardable
+
+
+def _forwarded(tmp_path: Path, body: str, after: str = "") -> list[str]:
+    src = tmp_path / "k.c"
+    src.write_text("double A[40][40], B[40], x[40], y[40];\nfloat F[40];\n"
+                   f"double k(int n) {{\n  int i, j, k;\n  double s = 0.0;\n{textwrap.indent(body, '  ')}"
+                   f"  {after}\n  return 0.0;\n}}\n")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    return [f"{f.scalar}->{f.array}" for f in forwardable(scop)]
+
+
+DOT = "for (i = 0; i < n; i++) {\n  s = 0.0;\n  for (j = 0; j < n; j++)\n    s += A[i][j] * x[j];\n  %s\n}\n"
+
+
+def test_a_dot_product_per_row_is_accumulated_in_its_element(tmp_path):
+    assert _forwarded(tmp_path, DOT % "y[i] = s;") == ["s->y"]
+    assert _forwarded(tmp_path, DOT % "y[i] = s / A[i][i];") == ["s->y"]
+
+
+@pytest.mark.parametrize("store, after", [
+    ("y[i] = y[i] * 0.5 + s;", ""),                    # the store reads the element's old value
+    ("y[i] = s;", "x[0] = s;"),                        # s is read after the SCoP
+    ("if (i > 2) y[i] = s;", ""),                      # not stored in every iteration
+    ("F[i] = s;", ""),                                 # stored in another type: rounding differs
+    ("y[i] = s; x[i] = s;", ""),                       # read twice
+])
+def test_accumulators_that_must_stay_scalars(tmp_path, store, after):
+    assert _forwarded(tmp_path, DOT % store, after) == []
+
+
+def test_an_element_touched_before_the_store_keeps_the_scalar(tmp_path):
+    body = ("for (i = 0; i < n; i++) {\n  s = 0.0;\n  for (j = 0; j < n; j++) {\n    s += A[i][j];\n"
+            "    y[j] = y[j] + 1.0;\n  }\n  y[i] = s;\n}\n")
+    assert _forwarded(tmp_path, body) == []
+
+
+PROGRAM = r"""
+#include <stdio.h>
+#define N 83
+static double A[N][N], b[N], x[N], y[N];
+
+static void ludcmp(int n, double A[N][N], double b[N], double x[N], double y[N])
+{
+  int i, j, k;
+  double w;
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < i; j++) {
+      w = A[i][j];
+      for (k = 0; k < j; k++)
+        w -= A[i][k] * A[k][j];
+      A[i][j] = w / A[j][j];
+    }
+    for (j = i; j < n; j++) {
+      w = A[i][j];
+      for (k = 0; k < i; k++)
+        w -= A[i][k] * A[k][j];
+      A[i][j] = w;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    w = b[i];
+    for (j = 0; j < i; j++)
+      w -= A[i][j] * y[j];
+    y[i] = w;
+  }
+  for (i = n - 1; i >= 0; i--) {
+    w = y[i];
+    for (j = i + 1; j < n; j++)
+      w -= A[i][j] * x[j];
+    x[i] = w / A[i][i];
+  }
+}
+
+int main(void)
+{
+  for (int i = 0; i < N; i++) {
+    b[i] = (i + 1) / (double)N / 2.0 + 4.0;
+    for (int j = 0; j < N; j++)
+      A[i][j] = (double)((i * 7 + j * 3) % 11) / N + (i == j ? N : 0.0);
+  }
+  ludcmp(N, A, b, x, y);
+  ludcmp(N - 20, A, b, x, y);
+  for (int i = 0; i < N; i++) {
+    printf("%a %a\n", x[i], y[i]);
+    for (int j = 0; j < N; j++)
+      printf("%a\n", A[i][j]);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_lu_with_an_accumulator_is_tiled_as_lu_and_computes_the_same(tmp_path, target, monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,parallel_start=0,parallel_wake=0,"
+                                              "parallel_wavefront=0")
+    result, ref, out = optimized_and_both_outputs(tmp_path / "lud.c", PROGRAM, target)
+    (line,) = [ln for ln in result.report if ": ludcmp:" in ln]
+    assert "w accumulated in A[i][j], w accumulated in y[i], w accumulated in x[i]" in line, line
+    assert "bands of 3" in line, line   # (lu's band: the back substitution does not hold it up)
+    assert out == ref
