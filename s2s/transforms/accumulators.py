@@ -95,7 +95,8 @@ def _forwarding(scop: Scop, name: str, users: list[Statement], dependences: list
     first = min(users, key=lambda s: s.position)
     iterations = _projected(store, common)
     if (store.position != max(s.position for s in users) or first is store or len(first.loops) != common
-            or _touches(first, name, write=False) or not _projected(first, common).is_equal(iterations)):
+            or _touches(first, name, write=False) or len(first.block.graph.writes()) != 1
+            or not _projected(first, common).is_equal(iterations)):
         return None
     if any(not _projected(s, common).is_subset(iterations) for s in users):
         return None   # (a write of s in an iteration where nothing stores it)
