@@ -187,6 +187,8 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
 
 
 def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
+    """``_choose_schedule``'s choice for ``scop`` as it is (accumulators forwarded or not),
+    ``work`` its statement instances."""
     threshold = options.thresholds.optimize
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
