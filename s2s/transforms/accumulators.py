@@ -54,9 +54,16 @@ def forwardable(scop: Scop) -> list[Forwarding]:
     containers = scop.sdfg.container_map
     written = sorted({m.get_tuple_name(isl.dim_type.out) for s in scop.statements for w, m in s.accesses if w})
     for name in written:
-        if isinstance(containers.get(name), Scalar):
+        if isinstance(containers.get(name), Scalar) and any(_may_store(s, name) for s in scop.statements):
             found += _forwardings(scop, name)
     return found
+
+
+def _may_store(stmt: Statement, name: str) -> bool:
+    """Whether ``stmt`` could be the store of a web of ``name``: inside a loop, it reads the
+    scalar without writing it and writes an array element (a cheap test before isl's dataflow)."""
+    return (bool(stmt.loops) and _touches(stmt, name, write=False) and not _touches(stmt, name, write=True)
+            and any(w and m.dim(isl.dim_type.out) > 0 for w, m in stmt.accesses))
 
 
 def _forwardings(scop: Scop, name: str) -> list[Forwarding]:
