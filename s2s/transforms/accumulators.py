@@ -29,14 +29,13 @@ import islpy as isl
 import networkx as nx
 
 from s2s.analysis import NotAffine, Scop, build_scop
-from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
 from s2s.analysis.liveness import live_after
 from s2s.analysis.scop import Statement
 from s2s.ir import (
     AccessNode, Array, Block, ControlNode, DataflowGraph, Declare, ExprPrinter, For, IfElse, Scalar, Sequence,
     Sym, Tasklet,
 )
-from s2s.transforms.expansion import Expansion, common_loops, within_iterations
+from s2s.transforms.expansion import Expansion, common_loops, own_flow, within_iterations
 
 
 @dataclass(frozen=True)
@@ -69,16 +68,12 @@ def _may_store(stmt: Statement, name: str) -> bool:
 def _forwardings(scop: Scop, name: str) -> list[Forwarding]:
     """Each web of ``name`` (statements joined by the flow of its values: ludcmp's ``w`` has
     four, one per loop nest) that may live in the element it is stored to."""
-    flow = exact_flow(accesses_to(scop.reads, name), accesses_to(scop.writes, name), scop.schedule_map,
-                      scop.schedule_tree)
-    if flow is None or not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
-        return []   # (unknown, or a value from before the SCoP read)
-    if name not in scop.declared and live_after(scop, {name}):
-        return []
+    dependences = own_flow(scop, name)
+    if dependences is None or (name not in scop.declared and live_after(scop, {name})):
+        return []   # (unknown, a value from before the SCoP read, or one read after it)
     users = [s for s in scop.statements if _touches(s, name, True) or _touches(s, name, False)]
     webs = nx.Graph()
     webs.add_nodes_from(s.name for s in users)
-    dependences = maps_of(flow.must_dependence)
     webs.add_edges_from((d.get_tuple_name(isl.dim_type.in_), d.get_tuple_name(isl.dim_type.out)) for d in dependences)
     found = []
     for web in nx.connected_components(webs):

@@ -147,16 +147,21 @@ def within_iterations(dependences: list[isl.Map], common: int) -> bool:
     return True
 
 
-def _values_stay_in_iterations(scop: Scop, name: str, common: int) -> bool:
-    """Whether every read of ``name`` in ``scop`` reads a value written in the same iteration of
-    its ``common`` outermost loops (isl's exact dataflow), none from before the SCoP."""
+def own_flow(scop: Scop, name: str) -> list[isl.Map] | None:
+    """The flow of ``name``'s values within ``scop`` (isl's exact dataflow, writer instance to
+    reader instance); None where isl cannot tell, or a read takes a value from before the SCoP."""
     flow = exact_flow(accesses_to(scop.reads, name), accesses_to(scop.writes, name), scop.schedule_map,
                       scop.schedule_tree)
-    if flow is None:
-        return False   # isl cannot tell where the values come from
-    if not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
-        return False   # a value from before the SCoP is read
-    return within_iterations(maps_of(flow.must_dependence), common)   # (no value crosses iterations)
+    if flow is None or not flow.must_no_source.is_empty() or not flow.may_no_source.is_empty():
+        return None
+    return maps_of(flow.must_dependence)
+
+
+def _values_stay_in_iterations(scop: Scop, name: str, common: int) -> bool:
+    """Whether every read of ``name`` in ``scop`` reads a value written in the same iteration of
+    its ``common`` outermost loops, none from before the SCoP."""
+    flow = own_flow(scop, name)
+    return flow is not None and within_iterations(flow, common)
 
 
 def _interval(users, depth: int) -> tuple[isl.Aff | None, isl.PwAff | None]:

@@ -28,7 +28,7 @@ from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
-from s2s.transforms.expansion import Expansion, expand, scratch_arrays
+from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
@@ -254,7 +254,8 @@ class _Found:
     def __init__(self) -> None:
         # (keyed by identity; each entry keeps its SCoP alive so that the identity stays unique)
         self._expansions: dict[int, tuple[Scop, tuple[Expansion | None, ...]]] = {}
-        self._plain_expansions: dict[int, tuple[Scop, Expansion | None]] = {}
+        self._innermost: dict[int, tuple[Scop, list[ScratchArray]]] = {}
+        self._expanded: dict[tuple, tuple[Scop, Expansion | None]] = {}
         self._asked: dict[tuple, tuple[Scop, tuple[Expansion | None, tuple[Refusal, ...]]]] = {}
         self._schedules: dict[int, tuple[Scop, _Scheduled]] = {}
 
@@ -262,10 +263,7 @@ class _Found:
         """The SCoP's scratch arrays expanded along the innermost loop around each, but for the
         scalars it declares (a temporary that only orders the loops around it is private to
         their iterations already; expanded, it would cost memory traffic of its own)."""
-        if id(scop) not in self._plain_expansions:
-            scratch = [s for s in scratch_arrays(scop) if s.name not in scop.declared]
-            self._plain_expansions[id(scop)] = scop, expand(scop, scratch) if scratch else None
-        return self._plain_expansions[id(scop)][1]
+        return self._expand(scop, [s for s in self._along_innermost(scop) if s.name not in scop.declared])
 
     def expansions(self, scop: Scop) -> tuple[Expansion | None, ...]:
         """The SCoP's scratch arrays expanded along 1, 2, ... of the loops around each, while a
@@ -276,14 +274,27 @@ class _Found:
             settled: list = []   # (arrays with fewer loops around them than the depth)
             deeper = None        # (the arrays that may go one loop deeper)
             for depth in itertools.count(1):
-                scratch = scratch_arrays(scop, depth, deeper)
+                scratch = self._along_innermost(scop) if depth == 1 else scratch_arrays(scop, depth, deeper)
                 if not any(len(s.loops) == depth for s in scratch):
                     break
-                found.append(expand(scop, sorted(settled + scratch, key=lambda s: s.name)))
+                found.append(self._expand(scop, sorted(settled + scratch, key=lambda s: s.name)))
                 settled += [s for s in scratch if len(s.loops) < depth]
                 deeper = {s.name for s in scratch if len(s.loops) == depth}
             self._expansions[id(scop)] = scop, tuple(found)
         return self._expansions[id(scop)][1]
+
+    def _along_innermost(self, scop: Scop) -> list[ScratchArray]:
+        if id(scop) not in self._innermost:
+            self._innermost[id(scop)] = scop, scratch_arrays(scop)
+        return self._innermost[id(scop)][1]
+
+    def _expand(self, scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
+        """``expand``, once per SCoP and set of arrays (the plain and the kernels' paths ask for
+        the same one where the SCoP declares no scratch scalar)."""
+        key = (id(scop), tuple((s.name, len(s.loops)) for s in scratch))
+        if key not in self._expanded:
+            self._expanded[key] = scop, expand(scop, scratch) if scratch else None
+        return self._expanded[key][1]
 
     def asked_expansion(self, scop: Scop, asked: tuple[tuple[str, int], ...]
                         ) -> tuple[Expansion | None, tuple[Refusal, ...]]:
