@@ -752,3 +752,49 @@ def test_two_nests_reading_one_matrix_read_it_once(tmp_path, target):
     flags = ["cc", "-fopenmp"] if target == "openmp" else ["cc"]
     for size in ([], ["1", "1"], ["9", "3"], ["64", "517"]):
         assert _run(gen, tmp_path / "opt", flags, args=size) == _run(src, tmp_path / "ref", ["cc"], args=size)
+
+
+RESIDUALS = """
+#include <stdio.h>
+#define N 1301
+static double A[N][N], M[N][N], x[N], b[N], r[N], q[N];
+/* the residual of a linear system and a preconditioner applied to x, row by row */
+static void residuals(void) {
+  for (int i = 0; i < N; i++) {
+    r[i] = b[i];
+    q[i] = 0.0;
+    for (int j = 0; j < N; j++) {
+      r[i] -= A[i][j] * x[j];
+      q[i] += M[i][j] * x[j];
+    }
+  }
+}
+int main(void) {
+  for (int i = 0; i < N; i++) {
+    x[i] = (i % 17) / 17.0;
+    b[i] = (i % 5) * 0.25;
+    for (int j = 0; j < N; j++) {
+      A[i][j] = ((i * 13 + j * 7) % 101) / 101.0;
+      M[i][j] = ((i + j * 3) % 23) / 23.0;
+    }
+  }
+  residuals();
+  for (int i = 0; i < N; i += 7)
+    printf("%a %a\\n", r[i], q[i]);
+  return 0;
+}
+"""
+
+
+def test_rows_jammed_into_their_sums_run_in_parallel(tmp_path):
+    """Untiled, the whole groups of four rows are generated apart from the partial last one;
+    both pieces are the parallel loop's, and the whole groups run on the threads."""
+    src = tmp_path / "residuals.c"
+    src.write_text(RESIDUALS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target="openmp", report=True))
+    line = next(ln for ln in result.report if ": residuals: " in ln)
+    assert "untiled" in line and "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
+    assert re.search(r"#pragma omp parallel for[^\n]*\n\s*for \(int i = 0; i < 1298; i \+= 4\)", result.source)
+    gen = tmp_path / "residuals.opt.c"
+    gen.write_text(result.source)
+    assert _run(gen, tmp_path / "opt", ["cc", "-fopenmp"]) == _run(src, tmp_path / "ref", ["cc"])

@@ -126,14 +126,23 @@ class _Generator:
                 bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
                 return [matmul_block(self.scop, self.statements[name], pattern, blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]
-            inner = self.node(child, rename)
             kind, omp_schedule = parse_parallel_mark(kind)
             schedule = _MARK_SCHEDULES.get(kind)
-            # only the loop of the marked band member (see tree.mark_id), never the next one
-            marked_loop = (child.get_type() == isl.ast_node_type.for_ and depth is not None
-                           and child.for_get_iterator().get_id().get_name() == f"c{depth}")
-            if schedule is not None and marked_loop and len(inner) == 1 and isinstance(inner[0], For):
-                inner = [loop_as_map(inner[0], schedule, omp_schedule)]
+            # the marked band member's loop may come in pieces (the whole groups of an
+            # unroll-and-jam isolated from the partial one): each piece runs as marked
+            pieces = [child]
+            if child.get_type() == isl.ast_node_type.block:
+                children = child.block_get_children()
+                pieces = [children.get_at(k) for k in range(children.n_ast_node())]
+            inner = []
+            for piece in pieces:
+                made = self.node(piece, rename)
+                # only the loop of the marked band member (see tree.mark_id), never the next one
+                marked_loop = (piece.get_type() == isl.ast_node_type.for_ and depth is not None
+                               and piece.for_get_iterator().get_id().get_name() == f"c{depth}")
+                if schedule is not None and marked_loop and len(made) == 1 and isinstance(made[0], For):
+                    made = [loop_as_map(made[0], schedule, omp_schedule)]
+                inner.extend(made)
             return inner
         raise CodegenError(f"isl AST node {t} not supported")
 
