@@ -6,12 +6,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
 from c_build import optimized_and_both_outputs
 from frontends.c import lift_c_file
 from s2s.analysis import find_scops
-from s2s.transforms.expansion import scratch_arrays
+from s2s.transforms.expansion import expand, scratch_arrays
 
 
 def _scop(tmp_path: Path, body: str):
@@ -44,6 +45,20 @@ def test_a_row_rewritten_in_each_iteration_is_expanded_along_that_loop(tmp_path)
     (deeper,) = scratch_arrays(_scop(tmp_path, DOITGEN_BODY), depth=2)
     assert [loop.node.var for loop in deeper.loops] == ["r", "q"]
     assert ["-1 + nr", "-1 + nq"] == [str(a).split("[(")[1].split(")]")[0] for a in deeper.last]
+
+
+def test_a_declaration_reading_an_expanded_array_reads_the_copy(tmp_path):
+    """A column's running value, expanded along the columns, read by the initial value of a
+    temporary the loop declares: the declaration reads the copy, and nothing is left reading
+    the old array, whose values the expanded code no longer sets."""
+    scop = _scop(tmp_path, "for (p = 0; p < np; p++) {\n  T[0] = 0.0;\n  for (q = 0; q < nq; q++) {\n"
+                           "    double v = 0.5 * T[0] + X[q][p];\n    T[0] = v;\n    X[q][p] = v;\n  }\n}\n")
+    scratch = [s for s in scratch_arrays(scop) if s.name == "T"]
+    expanded = expand(scop, scratch).scop
+    copy_back = expanded.statements[-1]
+    assert copy_back.name == "S_Bcopy_T"
+    assert not [st.name for st in expanded.statements if st is not copy_back and any(
+        m.get_tuple_name(isl.dim_type.out) == "T" for _, m in st.accesses)]
 
 
 @pytest.mark.parametrize("body", [

@@ -318,6 +318,9 @@ def _rewrite(node: ControlNode, renames: dict[str, tuple[str, tuple[Expr, ...]]]
         return dataclasses.replace(node, graph=DataflowGraph(nodes, edges))
     if isinstance(node, Declare) and node.name in renames:
         return None if node.init is None else _rewrite(node.init, renames)
+    if isinstance(node, Declare) and node.init is not None:
+        # (its initial value may read a renamed container: ``double v = 0.5 * s`` with s expanded)
+        return dataclasses.replace(node, init=_rewrite(node.init, renames))
     if isinstance(node, Sequence):
         children = (_rewrite(c, renames) for c in node.children)
         return dataclasses.replace(node, children=tuple(c for c in children if c is not None))
