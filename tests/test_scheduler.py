@@ -798,3 +798,40 @@ def test_rows_jammed_into_their_sums_run_in_parallel(tmp_path):
     gen = tmp_path / "residuals.opt.c"
     gen.write_text(result.source)
     assert _run(gen, tmp_path / "opt", ["cc", "-fopenmp"]) == _run(src, tmp_path / "ref", ["cc"])
+
+
+TWO_SWEEPS = """
+void sweeps(int n, int m, double X[n][m], double F[n][m], double B[n][m]) {
+  for (int i = 0; i < n; i++) {
+    F[i][0] = X[i][0];
+    for (int j = 1; j < m; j++)
+      F[i][j] = 0.5 * F[i][j - 1] + X[i][j];
+  }
+  for (int i = 0; i < n; i++) {
+    B[i][m - 1] = F[i][m - 1];
+    for (int j = m - 2; j >= 0; j--)
+      B[i][j] = 0.5 * B[i][j + 1] + F[i][j];
+  }
+}
+"""
+
+
+def test_a_row_swept_backwards_shares_the_band_of_the_forward_sweep(tmp_path):
+    """The second sweep's recurrence runs along -j: with its j reflected it keeps a band of two
+    with the first (rows, then j as each runs), the rows parallel; a back substitution that runs
+    down from its outermost loop (ludcmp's) is not reflected."""
+    src = tmp_path / "sweeps.c"
+    src.write_text(TWO_SWEEPS)
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    scheduler = PlutoScheduler(scop, compute_dependences(scop))
+    backward = next(s.name for s in scop.statements if len(s.iterators) == 2 and s.loops[1].step < 0)
+    assert scheduler.signs[backward] == (1, -1)
+    sched = scheduler.schedule()
+    assert is_legal(compute_dependences(scop), rows_map(scop, sched.rows))
+    (band,) = [b for b in sched.bands() if len(b) == 2]
+    rows = [sched.rows[k] for k in band]
+    assert rows[0].parallel and rows[0].coefficients[backward][:2] == (1, 0)
+    assert rows[1].coefficients[backward][:2] == (0, -1)
+    ludcmp = kernel_scop("ludcmp")
+    assert all(-1 not in signs for signs in PlutoScheduler(ludcmp, compute_dependences(ludcmp)).signs.values())

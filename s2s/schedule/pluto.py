@@ -6,7 +6,10 @@ cost: dependence distance, i.e. reuse distance and communication volume). Both c
 linearized with the affine form of Farkas' lemma, which isl computes (``Set.coefficients``), and
 the lexicographically smallest ``(u, w, coefficients)`` is the integer program's answer, also
 found by isl. Hyperplanes must be linearly independent of the ones found before for each
-statement (the orthogonal-subspace condition), and non-negative. When no hyperplane exists, the
+statement (the orthogonal-subspace condition), and non-negative as the rows are swept: the
+unknown of a loop that counts down inside ones that count up is the coefficient of its negated
+iterator, so that a recursive filter's right-to-left pass keeps its rows' band with the
+left-to-right one (its own order is one the search may find). When no hyperplane exists, the
 dependence graph's strongly connected components are separated by a scalar dimension (loop
 distribution), according to the fusion policy; where that does not help either, the statements
 that cannot get a hyperplane even alone get zero rows from then on, and the original order of
@@ -82,6 +85,14 @@ class PlutoSchedule:
             if _rank([x.coefficients[stmt][:-1] for x in loops] + [c]) > len(loops):
                 loops.append(r)
         return loops
+
+
+def _sweeps(loops) -> tuple[int, ...]:
+    """Per loop, -1 where it counts down inside loops that all count up (a row swept backwards,
+    as a recursive filter's second pass), else 1. A statement that runs backwards from its
+    outermost loop on (a back substitution) is not one: it has no forward loop to share."""
+    return tuple(-1 if loop.step < 0 and k and all(outer.step > 0 for outer in loops[:k]) else 1
+                 for k, loop in enumerate(loops))
 
 
 def _rank(rows: list[tuple[int, ...]]) -> int:
@@ -257,6 +268,9 @@ class PlutoScheduler:
         # what each statement's domain fixes (k = i - 1 for one iteration of k): a hyperplane
         # in their span orders nothing of the statement's own, so it counts as found already
         self.fixed = {s.name: domain_equalities(s.domain) for s in scop.statements}
+        # -1 for a row swept backwards (a loop that counts down inside ones that count up): the
+        # unknown of such a loop is the coefficient of its negated iterator
+        self.signs = {s.name: _sweeps(s.loops[:len(s.iterators)]) for s in scop.statements}
         self.params = list(scop.params)
         # unknowns: u (one per parameter), w, then per statement a_1..a_m (iterator coefficients)
         # and b (its constant shift)
@@ -303,8 +317,8 @@ class PlutoScheduler:
         # phi_dst(t) - phi_src(s) (legality) or u.n + w - (phi_dst(t) - phi_src(s)) (bounding)
         cst = f"{sign} * ({dst_k} - {src_k})" + (" + w" if bounding else "")
         par = [f"u{k}" if bounding else "0" for k in range(len(self.params))]
-        s_terms = [f"{-sign} * {c}" for c in src_c]
-        d_terms = [f"{sign} * {c}" for c in dst_c]
+        s_terms = [f"{-sign * way} * {c}" for c, way in zip(src_c, self.signs[src])]
+        d_terms = [f"{sign * way} * {c}" for c, way in zip(dst_c, self.signs[dst])]
         ma = isl.MultiAff(f"{{ [{', '.join(self.names)}] -> [{', '.join([cst, *par, *s_terms, *d_terms])}] }}")
         result = coeffs.preimage_multi_aff(ma)
         # Farkas multipliers are rational; the constraints on our unknowns are plain inequalities
@@ -334,7 +348,7 @@ class PlutoScheduler:
         conds = []
         for k, s in enumerate(self.stmts):
             m = self.dims[s]
-            rows = found[s] + self.fixed[s]
+            rows = [self._as_unknowns(s, r) for r in found[s] + self.fixed[s]]
             if s in exempt:
                 conds += [f"a{k}_{j} = 0" for j in range(m)]
                 continue
@@ -435,10 +449,20 @@ class PlutoScheduler:
         return self._zero[key]
 
     def _coefficients(self, values: list[int], stmt: str) -> tuple[int, ...]:
-        """(a_1..a_m, b) of ``stmt`` from a solution vector."""
+        """(a_1..a_m, b) of ``stmt`` from a solution vector, as coefficients of its iterators."""
         k = self.stmts.index(stmt)
         by_name = dict(zip(self.names, values))
-        return tuple(by_name[f"a{k}_{j}"] for j in range(self.dims[stmt])) + (by_name[f"b{k}"],)
+        return self._as_unknowns(stmt, tuple(by_name[f"a{k}_{j}"] for j in range(self.dims[stmt]))) + (
+            by_name[f"b{k}"],)
+
+    @property
+    def reflects(self) -> bool:
+        """Whether some statement sweeps a row backwards (its loop's unknown negated)."""
+        return any(-1 in signs for signs in self.signs.values())
+
+    def _as_unknowns(self, stmt: str, row: tuple[int, ...]) -> tuple[int, ...]:
+        """Iterator coefficients of ``stmt`` as the unknowns count them, or back (its own inverse)."""
+        return tuple(c * way for c, way in zip(row, self.signs[stmt]))
 
     # --- the main loop -----------------------------------------------------------------------------
 

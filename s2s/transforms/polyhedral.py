@@ -402,9 +402,12 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         # order with four rows jammed reads A along rows once, for both)
         original = scheduler.original_order()
         gain = _locality_gain(scop, original, sched)
-        # (or walks memory as well as a schedule that only distributes its loops: adi's)
-        as_well = gain == 0 and not any(len(b) > 1 for b in sched.bands()) and (
-            _loop_count(scop, original) < _loop_count(scop, sched))
+        # (or walks memory as well as a schedule that distributes its loops, and tiles none or,
+        # with rows swept backwards reflected, tiles each sweep alone, its rows' chains one after
+        # the other: adi's)
+        as_well = gain == 0 and _loop_count(scop, original) < _loop_count(scop, sched) and (
+            not any(len(b) > 1 for b in sched.bands())
+            or scheduler.reflects and not _jams(scop, deps, sched, options))
         original_jams = _jams(scop, deps, original, options) if gain is not None and (gain > 0 or as_well) else ()
     if original_jams:
         sched, streaming, jams = original, frozenset(), original_jams
