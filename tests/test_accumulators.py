@@ -112,6 +112,8 @@ def test_lu_with_an_accumulator_is_tiled_as_lu_and_computes_the_same(tmp_path, t
                                               "parallel_wavefront=0")
     result, ref, out = optimized_and_both_outputs(tmp_path / "lud.c", PROGRAM, target)
     (line,) = [ln for ln in result.report if ": ludcmp:" in ln]
-    assert "w accumulated in A[i][j], w accumulated in y[i], w accumulated in x[i]" in line, line
+    assert "w split into a variable per computation (web) each" in line, line
+    assert ("w accumulated in A[i][j], w_2 accumulated in A[i][j], w_3 accumulated in y[i], "
+            "w_4 accumulated in x[i]") in line, line
     assert "bands of 3" in line, line   # (lu's band: the back substitution does not hold it up)
     assert out == ref

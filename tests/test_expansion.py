@@ -47,6 +47,18 @@ def test_a_row_rewritten_in_each_iteration_is_expanded_along_that_loop(tmp_path)
     assert ["-1 + nr", "-1 + nq"] == [str(a).split("[(")[1].split(")]")[0] for a in deeper.last]
 
 
+@pytest.mark.parametrize("after, copied_back", [("", False), ("  use(t);\n", True)])
+def test_a_scalar_is_copied_back_only_where_code_after_the_scop_reads_it(tmp_path, after, copied_back):
+    src = tmp_path / "k.c"
+    src.write_text("double X[30][40];\nvoid use(double);\nvoid k(int nq, int np) {\n  double t;\n"
+                   "  for (int q = 0; q < nq; q++) {\n    t = 0.0;\n    for (int p = 0; p < np; p++) {\n"
+                   "      t += X[q][p];\n      X[q][p] = t;\n    }\n  }\n" + after + "}\n")
+    unit, _ = lift_c_file(str(src), [])
+    scop = find_scops(unit.functions[0])[0]
+    (scratch,) = [s for s in scratch_arrays(scop) if s.name == "t"]
+    assert (scratch.last is not None) == copied_back
+
+
 def test_a_declaration_reading_an_expanded_array_reads_the_copy(tmp_path):
     """A column's running value, expanded along the columns, read by the initial value of a
     temporary the loop declares: the declaration reads the copy, and nothing is left reading

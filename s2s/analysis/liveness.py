@@ -39,15 +39,16 @@ def live_loop_variables(scop: Scop) -> list[str]:
 
 def live_after(scop: Scop, names: set[str]) -> list[str]:
     """Those of ``names`` (variables declared outside the SCoP) that code after the SCoP may read
-    before overwriting them, or that outlive the function."""
-    sdfg = scop.sdfg
-    containers = sdfg.container_map
+    before overwriting them, or that outlive the function. (Of a rewritten SCoP, after the user's
+    SCoP it rewrites; a variable the rewriting introduced is nowhere else.)"""
+    containers = scop.sdfg.container_map
+    user = scop.origin or scop
     outside = set(names)
-    path = _path_to(sdfg.body, scop.parent)
+    path = _path_to(user.sdfg.body, user.parent)
     if path is None:
         return sorted(outside)
-    in_scop = {id(n) for n in scop.nodes}
-    indices = [k for k, c in enumerate(scop.parent.children) if id(c) in in_scop]
+    in_scop = {id(n) for n in user.nodes}
+    indices = [k for k, c in enumerate(user.parent.children) if id(c) in in_scop]
     live = []
     for v in sorted(outside):
         data = containers.get(v)

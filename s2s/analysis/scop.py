@@ -63,6 +63,7 @@ class Scop:
     context: isl.Set             # what is known of the parameters (nothing is assumed: the universe)
     # one-dimensional arrays modelled as two-dimensional: name -> the parameter p of ``A[e1 * p + e2]``
     delinearized: dict[str, str] = field(default_factory=dict)
+    origin: "Scop | None" = None   # the user's SCoP, where this one is a transformation's rewriting of it
 
     @property
     def arrays(self) -> list[str]:
@@ -375,13 +376,18 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
         return None
 
 
-def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...]) -> Scop:
+def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...],
+               rewrites: Scop | None = None) -> Scop:
     """The model of ``nodes`` (children of ``parent``) with the given parameters, for code a
-    transformation wrote (a SCoP whose statements it rewrote); raises NotAffine if it is none."""
+    transformation wrote (a SCoP whose statements it rewrote, ``rewrites``); raises NotAffine if
+    it is none."""
     try:
-        return _Model(sdfg, parent, nodes, params).build()
+        scop = _Model(sdfg, parent, nodes, params).build()
     except _Reject as why:
         raise NotAffine(str(why)) from None
+    if rewrites is not None:
+        scop.origin = rewrites.origin or rewrites
+    return scop
 
 
 class _Model:

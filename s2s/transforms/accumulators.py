@@ -169,7 +169,8 @@ def forward(scop: Scop, forwardings: list[Forwarding]) -> Expansion | None:
     if not nodes:
         return None
     try:
-        rewritten = build_scop(scop.sdfg, Sequence(f"S.forwarded.{scop.nodes[0].id}", nodes), nodes, scop.params)
+        rewritten = build_scop(scop.sdfg, Sequence(f"S.forwarded.{scop.nodes[0].id}", nodes), nodes, scop.params,
+                               rewrites=scop)
     except NotAffine:
         return None
     printer = ExprPrinter()

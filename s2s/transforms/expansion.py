@@ -33,6 +33,7 @@ import islpy as isl
 from s2s.analysis import NotAffine, Scop, build_scop
 from s2s.analysis.affine import is_product
 from s2s.analysis.dependences import accesses_to, exact_flow, maps_of
+from s2s.analysis.liveness import live_after
 from s2s.analysis.scop import Loop, Statement
 from s2s.ir import (
     AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
@@ -56,7 +57,8 @@ class ScratchArray:
 class Expansion:
     """A SCoP rewritten on expanded copies of its scratch arrays, with what code generation puts
     around it: the copies' allocation, the condition that it succeeded, and their release. (A
-    SCoP rewritten without copies, accumulators.py's, has none of these.)"""
+    SCoP rewritten without copies, accumulators.py's or webs.py's, has none of these; ``then``
+    puts one rewriting after another.)"""
 
     scop: Scop
     containers: tuple[Array | Scalar, ...]   # the copies, and the variables of the loops copying back
@@ -106,7 +108,7 @@ def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
             return None
         lowest.append(low)
         count.append(high.sub(isl.PwAff.from_aff(low)).add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx()))))
-    if name in scop.declared:
+    if name in scop.declared or isinstance(data, Scalar) and not live_after(scop, {name}):
         return ScratchArray(name, loops, tuple(lowest), tuple(count), None, None)
     written = writes.range()
     written = isl.Set.from_union_set(written) if not written.is_empty() else None
@@ -209,7 +211,7 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
         return ast_expr_to_ir(build.expr_from_pw_aff(pa), {})
 
     taken = set(containers) | {l.node.var for l in scop.loops}
-    fresh = _fresh_names(taken)
+    fresh = fresh_names(taken)
     arrays: list[Array] = []
     renames: dict[str, tuple[str, tuple[Expr, ...]]] = {}
     allocations: list[Declare] = []
@@ -236,7 +238,7 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
     sdfg = dataclasses.replace(scop.sdfg, containers=tuple(scop.sdfg.containers) + tuple(arrays) + tuple(counters))
     parent = Sequence(f"S.expanded.{scop.nodes[0].id}", nodes)
     try:
-        expanded = build_scop(sdfg, parent, nodes, scop.params)
+        expanded = build_scop(sdfg, parent, nodes, scop.params, rewrites=scop)
     except NotAffine:
         return None
     allocated = None
@@ -245,16 +247,30 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
         allocated = cond if allocated is None else Binary("&&", allocated, cond)
     releases = tuple(Opaque(f"O.free.{a.name}", f"__builtin_free({a.name});", "release of an expanded array")
                      for a in arrays)
-    note = ", ".join(f"{s.name} expanded along {' and '.join(loop.node.var for loop in s.loops)}" for s in scratch)
+    along: dict[str, list[str]] = {}
+    for s in scratch:
+        along.setdefault(" and ".join(loop.node.var for loop in s.loops), []).append(s.name)
+    note = ", ".join(f"{', '.join(names)} expanded along {loops}" for loops, names in along.items())
     return Expansion(expanded, tuple(arrays) + tuple(counters), tuple(allocations), allocated, releases, note,
                      tuple((s.name, len(s.loops)) for s in scratch))
+
+
+def then(first: Expansion, second: Expansion | None) -> Expansion:
+    """``second``, a rewriting of ``first``'s SCoP, with what ``first`` needs around it too."""
+    if second is None:
+        return first
+    allocated = first.allocated if second.allocated is None else second.allocated if first.allocated is None else \
+        Binary("&&", first.allocated, second.allocated)
+    return Expansion(second.scop, first.containers + second.containers, first.allocations + second.allocations,
+                     allocated, second.releases + first.releases, "; ".join(filter(None, (first.note, second.note))),
+                     first.along + second.along)
 
 
 def _minus(e: Expr, offset: Expr) -> Expr:
     return e if offset == Const("0") else Binary("-", e, offset)
 
 
-def _fresh_names(taken: set[str]):
+def fresh_names(taken: set[str]):
     def fresh(base: str) -> str:
         name = base
         for k in itertools.count(1):

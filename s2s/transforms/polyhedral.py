@@ -3,6 +3,7 @@ checked for legality before it is used (else the SCoP keeps its original order).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -28,7 +29,8 @@ from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
-from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays
+from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
+from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
@@ -175,15 +177,20 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     if work.below(threshold):
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
+    split = split_webs(scop)
+    if split is not None:
+        scop = split.scop
     forwardings = forwardable(scop)
     forwarded = forward(scop, forwardings) if forwardings else None
-    if forwarded is None:
+    rewritten = [e for e in (split, forwarded) if e is not None]
+    if not rewritten:
         return _choose_for(scop, options, work)
-    choice = _choose_for(forwarded.scop, options, work)
+    choice = _choose_for(rewritten[-1].scop, options, work)
     if choice.schedule is None:
         return choice
-    return dataclasses.replace(choice, note=f"{choice.note}; {forwarded.note}",
-                               expansion=choice.expansion or forwarded)
+    expansion = functools.reduce(then, rewritten[1:] + [choice.expansion], rewritten[0])
+    return dataclasses.replace(choice, note="; ".join([choice.note] + [e.note for e in reversed(rewritten)]),
+                               expansion=expansion)
 
 
 def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
