@@ -64,6 +64,9 @@ class Scop:
     # one-dimensional arrays modelled as two-dimensional: name -> the parameter p of ``A[e1 * p + e2]``
     delinearized: dict[str, str] = field(default_factory=dict)
     origin: "Scop | None" = None   # the user's SCoP, where this one is a transformation's rewriting of it
+    # scalars a rewriting introduced (a web's own variable, webs.py): code generation declares
+    # those the statements use, as it does the SCoP's temporaries
+    fresh: tuple[str, ...] = ()
 
     @property
     def arrays(self) -> list[str]:
@@ -387,6 +390,7 @@ def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], par
         raise NotAffine(str(why)) from None
     if rewrites is not None:
         scop.origin = rewrites.origin or rewrites
+        scop.fresh = rewrites.fresh
     return scop
 
 

@@ -59,6 +59,7 @@ def split_webs(scop: Scop) -> Expansion | None:
                                Sequence(f"S.webs.{scop.nodes[0].id}", nodes), nodes, scop.params, rewrites=scop)
     except NotAffine:
         return None
+    rewritten.fresh += tuple(s.name for s in scalars if s.name not in rewritten.declared)
     return Expansion(rewritten, tuple(scalars), (), None, (),
                      f"{', '.join(split)} split into a variable per computation (web) each")
 
