@@ -68,8 +68,12 @@ def _webs(scop: Scop, name: str) -> list[list[Statement]]:
     """The webs of scalar ``name`` in the order of the code, each as its statements; one web
     where the scalar may not be split (module docstring)."""
     users = [s for s in scop.statements if any(m.get_tuple_name(isl.dim_type.out) == name for _, m in s.accesses)]
+    writers = [s for s in users if any(w and m.get_tuple_name(isl.dim_type.out) == name for w, m in s.accesses)]
+    # (each web has a writer: with one, isl's dataflow, a process of its own, is not asked)
+    if len(writers) < 2 or name not in scop.declared and live_after(scop, {name}):
+        return [users]
     flow = own_flow(scop, name)
-    if flow is None or name not in scop.declared and live_after(scop, {name}):
+    if flow is None:
         return [users]
     graph = nx.Graph()
     graph.add_nodes_from(s.name for s in users)
