@@ -233,7 +233,10 @@ class LoopInfo:
         return not self.parallel and set(self.carried_on) <= set(self.privatizable)
 
 
-def loop_info(scop: Scop, deps: Dependences) -> list[LoopInfo]:
+def loop_info(scop: Scop, deps: Dependences, distances: bool = True) -> list[LoopInfo]:
+    """Per loop of ``scop``, what it carries; ``distances``: the range of its carried flow
+    distances too (a text for people: isl's bounds of a distance set with strided subscripts
+    took minutes on a fuzzed program, where a caller asks only what the loop carries)."""
     arrays = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.reads.union(scop.writes))})
     per_array = {a: compute_dependences(scop, a) for a in arrays}
     out = []
@@ -245,7 +248,7 @@ def loop_info(scop: Scop, deps: Dependences) -> list[LoopInfo]:
                 kinds.append(kind)
         value_flow = carried_deltas(deps.flow, scop, loop)
         if value_flow is not None:
-            distance = _range_text(value_flow, 2 * loop.depth + 1)
+            distance = _range_text(value_flow, 2 * loop.depth + 1) if distances else "*"
         carried_on = {a for a, da in per_array.items() if any(
             carried_deltas(r, scop, loop) is not None for r in (da.flow_memory, da.anti, da.output))}
         value_carried = {a for a, da in per_array.items() if carried_deltas(da.flow, scop, loop) is not None}

@@ -434,7 +434,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         # they pay only when no loop of the original order runs in parallel (seidel-2d).
         original = scheduler.original_order()
         if not any(r.parallel for r in original.rows) and any(
-                info.parallel_if_privatized for info in loop_info(scop, deps)):
+                info.parallel_if_privatized for info in loop_info(scop, deps, distances=False)):
             # (a filter summing into a float it declares per pixel: the skew only works around that float)
             return Choice(None, "original code kept: skewed tiles would not vectorize, and the original order's "
                                 "loops are parallel but for temporaries they declare"), ()
