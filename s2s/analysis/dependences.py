@@ -235,8 +235,7 @@ class LoopInfo:
 
 def loop_info(scop: Scop, deps: Dependences, distances: bool = True) -> list[LoopInfo]:
     """Per loop of ``scop``, what it carries; ``distances``: the range of its carried flow
-    distances too (a text for people: isl's bounds of a distance set with strided subscripts
-    took minutes on a fuzzed program, where a caller asks only what the loop carries)."""
+    distances too, a text for people that isl may take long to bound (strided subscripts)."""
     arrays = sorted({m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.reads.union(scop.writes))})
     per_array = {a: compute_dependences(scop, a) for a in arrays}
     out = []

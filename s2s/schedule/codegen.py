@@ -279,7 +279,7 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None,
     body = merge_adjacent_loops(Sequence("S.gen", tuple(gen.node(ast, {}))), scop.params, scop.context).children
     used = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for _, m in st.accesses}
     hoisted = [_hoisted(scop, name) for name in scop.declared] + [
-        _hoisted(scop, name) for name in scop.fresh if name in used and name not in scop.declared]
+        _hoisted(scop, name) for name in scop.fresh if name in used]
     return Sequence(f"S.scop.{scop.nodes[0].id}", tuple(hoisted) + body), gen.new_vars
 
 

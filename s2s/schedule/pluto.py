@@ -26,7 +26,7 @@ from fractions import Fraction
 import islpy as isl
 
 from s2s.analysis.dependences import Dependences, coalesced, last_access, maps_of
-from s2s.analysis.scop import Scop, Statement
+from s2s.analysis.scop import Loop, Scop, Statement
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 FUSION_POLICIES = ("smart", "max", "no")
@@ -87,7 +87,7 @@ class PlutoSchedule:
         return loops
 
 
-def _sweeps(loops) -> tuple[int, ...]:
+def _sweeps(loops: list[Loop]) -> tuple[int, ...]:
     """Per loop, -1 where it counts down inside loops that all count up (a row swept backwards,
     as a recursive filter's second pass), else 1. A statement that runs backwards from its
     outermost loop on (a back substitution) is not one: it has no forward loop to share."""

@@ -404,6 +404,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             sched, streaming = original, frozenset()
             plain = "; original order kept: no band reuses a cache line across its loops"
     original_jams: JamRows = ()
+    sched_jams: JamRows | None = None
     if gain_rules and not kernels:
         # (bicg: the schedule fuses its two products with one read down A's columns; the user's
         # order with four rows jammed reads A along rows once, for both)
@@ -412,16 +413,18 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         # (or walks memory as well as a schedule that distributes its loops, and tiles none or,
         # with rows swept backwards reflected, tiles each sweep alone, its rows' chains one after
         # the other: adi's)
-        as_well = gain == 0 and _loop_count(scop, original) < _loop_count(scop, sched) and (
-            not any(len(b) > 1 for b in sched.bands())
-            or scheduler.reflects and not _jams(scop, deps, sched, options))
+        as_well = gain == 0 and _loop_count(scop, original) < _loop_count(scop, sched)
+        if as_well and any(len(b) > 1 for b in sched.bands()):
+            if scheduler.reflects:
+                sched_jams = _jams(scop, deps, sched, options)
+            as_well = scheduler.reflects and not sched_jams
         original_jams = _jams(scop, deps, original, options) if gain is not None and (gain > 0 or as_well) else ()
     if original_jams:
         sched, streaming, jams = original, frozenset(), original_jams
         plain = "; original order kept, its rows jammed: it walks memory " + (
             "better" if gain else "as well, and the copies' chains run side by side")
     else:
-        jams = _jams(scop, deps, sched, options)
+        jams = sched_jams if sched_jams is not None else _jams(scop, deps, sched, options)
     reason = None if kernels or jams or not gain_rules else _not_worth_regenerating(
         scop, sched, scheduler, options, streaming)
     if reason:
