@@ -124,16 +124,22 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
     def cells_over_k(lo: Callable[[Expr], str], hi: Callable[[Expr], str]) -> list[str]:
         """The block's cells in the iteration space updated for k from ``lo(row)`` to ``hi(row)``
         in ascending order, the right factors read from the packed panel: the k of a row that
-        the register block leaves out (a triangle's ``k > i``)."""
+        the register block leaves out (a triangle's ``k > i``). The block's rows and columns
+        in the space are the loops' bounds, not a test per cell, so that the loop over the
+        columns vectorizes."""
         row, col = plus(ir, tr), plus(jr, tj)
         statement = (f"{print_expr(ex.substitute(node.target, {i: row, j: col}))} {node.op}= "
                      + print_expr(ex.substitute(node.update_of(
                          list(node.lefts), [packed(u, k, print_expr(col), (jr, tj)) for u in range(terms)]), {i: row}))
                      + ";")
-        return [f"for (int {tr} = 0; {tr} < {mr}; {tr}++)",
+        first_col, past_col = "0", _min(str(nr), f"{je} - {jr}")
+        if triangle:
+            first_col = _max(first_col, f"{at_row(row, node.j.start)} - {jr}")
+            past_col = _min(past_col, f"{at_row(row, node.j.stop)} - {jr}")
+        return [f"for (int {tr} = 0; {tr} < {_min(str(mr), f'{ie} - {ir}')}; {tr}++)",
                 f"  for (int {k} = {lo(row)}; {k} < {hi(row)}; {k}++)",
-                f"    for (int {tj} = 0; {tj} < {nr}; {tj}++)",
-                f"      if ({has(row, col)}) {statement}"]
+                f"    for (int {tj} = {first_col}; {tj} < {past_col}; {tj}++)",
+                f"      {statement}"]
 
     def k_of(row: Expr) -> tuple[str, str]:
         """The k of ``row`` in this panel."""
