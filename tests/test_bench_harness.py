@@ -946,7 +946,7 @@ def test_wrong_config_is_a_mismatch(tmp_path, capsys):
 def test_csv_json_metadata_and_plot(tmp_path, capsys):
     plot = tmp_path / "chart.svg"
     rc, stdout, data, rows = bench(tmp_path, capsys, "--dataset", "MINI", "--repeat", "2", "--kernels",
-                                   "gemm,atax", "--configs", "baseline,polly", "--config", "o2=cc -O2",
+                                   "gemm,atax", "--configs", "baseline,polly,polly-seq", "--config", "o2=cc -O2",
                                    "--csv", str(tmp_path / "x.csv"), "--json", str(tmp_path / "x.json"),
                                    "--plot", str(plot), "--threads", "1")
     assert rc == 0, stdout
@@ -961,12 +961,14 @@ def test_csv_json_metadata_and_plot(tmp_path, capsys):
     assert base["argv"] == ["cc", "-O3", "-march=native"]
     polly = next(c for c in data["configs"] if c["name"] == "polly")
     assert polly["available"] or polly["unavailable"]
+    polly_seq = next(c for c in data["configs"] if c["name"] == "polly-seq")
+    assert "-fopenmp" not in polly_seq["argv"] and "-polly-parallel" not in polly_seq["argv"]
     for r in cells(data).values():
         assert r["status"] == "ok" and 2 <= len(r["times_s"]) <= 20 and r["median_s"] is not None
         assert r["sizes"] and r["flops"] > 0
         assert "-DMINI_DATASET" in r["build"]["timed"]["command"]
         assert "-DPOLYBENCH_DUMP_FULL_PRECISION" in r["build"]["dump"]["command"]
-    ran = {"baseline", "o2"} | ({"polly"} if polly["available"] else set())
+    ran = {"baseline", "o2"} | {c["name"] for c in (polly, polly_seq) if c["available"]}
     assert len(rows) == 2 * len(ran)
     for row in rows:
         for key in ("date", "git_commit", "dataset", "kernel", "sizes", "config", "status", "verified",

@@ -28,6 +28,8 @@ from typing import Callable, Mapping, Sequence
 OPT_FLAGS = ("-O3", "-march=native")
 POLLY_FLAGS = ("-O3", "-march=native", "-mllvm", "-polly", "-mllvm", "-polly-parallel",
                "-mllvm", "-polly-vectorizer=stripmine", "-fopenmp")
+# (Polly's sequential build: what s2s-seq is compared with on one thread)
+POLLY_SEQ_FLAGS = ("-O3", "-march=native", "-mllvm", "-polly", "-mllvm", "-polly-vectorizer=stripmine")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 
 
@@ -235,6 +237,12 @@ def _polly(ctx: ConfigContext) -> Config:
     return replace(cfg, unavailable=f"clang-14 with Polly and OpenMP is not usable here ({reason})") if reason else cfg
 
 
+def _polly_seq(ctx: ConfigContext) -> Config:
+    cfg = Config("polly-seq", ("clang-14", *POLLY_SEQ_FLAGS), description="clang-14 with Polly, one thread (stripmine)")
+    reason = ctx.probe(cfg.argv)
+    return replace(cfg, unavailable=f"clang-14 with Polly is not usable here ({reason})") if reason else cfg
+
+
 def _reference_o0(ctx: ConfigContext) -> Config:
     return Config("reference-O0", (ctx.cc, "-O0"), role="reference",
                   description="the C compiler at -O0: a second reference, verified against, not timed")
@@ -256,6 +264,8 @@ register(ConfigSpec("s2s-tuned", _tuned, default=False,
 register(ConfigSpec("s2s-transfer", _transfer, default=False,
                     help="s2s-omp with recipes lent by the other kernels' tuned nests (--recipe-db, leave-one-out)"))
 register(ConfigSpec("polly", _polly, help="clang-14 -O3 -march=native with Polly, -fopenmp"))
+register(ConfigSpec("polly-seq", _polly_seq, default=False,
+                    help="clang-14 -O3 -march=native with Polly, without its parallel code (s2s-seq's anchor)"))
 register(ConfigSpec("reference-O0", _reference_o0, default=False, help="cc -O0, only with --verify-O0"))
 register(ConfigSpec("fp-noise", _fp_noise, default=False,
                     help="cc -O3 -march=native -ffp-contract=off, a rounding-noise probe (on unless --no-noise-check)"))
