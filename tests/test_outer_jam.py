@@ -176,10 +176,10 @@ def _kernel(source: str, name: str) -> str:
 def test_rows_are_jammed_over_the_loops_inside_them(tmp_path, target):
     result, ref, out = optimized_and_both_outputs(tmp_path / "project.c", BACK_PROJECTION, target)
     line = next(ln for ln in result.report if ": back_project: " in ln)
-    assert "loop unroll-and-jam 4 over the loops inside it" in line, line
+    assert "loop unroll-and-jam 8 over the loops inside it" in line, line
     kernel = _kernel(result.source, "back_project")
-    # four rows' sums in locals, in a loop over x with no guard (the whole groups of rows)
-    assert len(re.findall(r"float rows_r\d+ = rows\[", kernel)) >= 4, kernel
+    # eight rows' sums in locals, in a loop over x with no guard (the whole groups of rows)
+    assert len(re.findall(r"float rows_r\d+ = rows\[", kernel)) >= 8, kernel
     assert out == ref
 
 
@@ -187,10 +187,70 @@ def test_rows_are_jammed_over_the_loops_inside_them(tmp_path, target):
 def test_a_single_sum_per_row_is_jammed_where_groups_are_whole(tmp_path, target):
     result, ref, out = optimized_and_both_outputs(tmp_path / "rows.c", WEIGHTED_ROWS, target)
     line = next(ln for ln in result.report if ": weighted_rows: " in ln)
-    assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
+    # (one chain per row: eight rows, as many chains as multiply-adds in flight)
+    assert "unroll-and-jam 8 into a loop that carries a chain of updates" in line, line
     kernel = _kernel(result.source, "weighted_rows")
+    assert len(re.findall(r"double sums_r\d+ = sums\[", kernel)) == 8, kernel
+    assert out == ref
+
+
+TWO_SUMS_PER_ROW = HEADER + """
+void two_sums(int h, int w, const double *img, const double *mask, const double *profile, double *sums,
+              double *areas) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      sums[y] += img[y * w + x] * profile[x];
+      areas[y] += mask[y * w + x] * profile[x];
+    }
+}
+int main(void) {
+  int sizes[][2] = {{3, 5}, {9, 40}, {203, 301}};
+  for (int s = 0; s < 3; s++) {
+    int h = sizes[s][0], w = sizes[s][1];
+    double *img = malloc(sizeof(double) * h * w), *mask = malloc(sizeof(double) * h * w);
+    double *profile = malloc(sizeof(double) * w), *sums = malloc(sizeof(double) * h), *areas = malloc(sizeof(double) * h);
+    for (int i = 0; i < h * w; i++) {
+      img[i] = ((i * 31) % 255) / 255.0;
+      mask[i] = (i % 7) / 6.0;
+    }
+    for (int x = 0; x < w; x++)
+      profile[x] = 1.0 / (1 + x % 13);
+    for (int y = 0; y < h; y++)
+      sums[y] = areas[y] = y;
+    two_sums(h, w, img, mask, profile, sums, areas);
+    for (int y = 0; y < h; y++) printf("%a %a\\n", sums[y], areas[y]);
+    free(img); free(mask); free(profile); free(sums); free(areas);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_two_sums_per_row_are_jammed_as_half_as_many_rows(tmp_path, target):
+    # (two chains per row: four rows make the eight chains in flight)
+    result, ref, out = optimized_and_both_outputs(tmp_path / "two.c", TWO_SUMS_PER_ROW, target)
+    line = next(ln for ln in result.report if ": two_sums: " in ln)
+    assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
+    kernel = _kernel(result.source, "two_sums")
     assert len(re.findall(r"double sums_r\d+ = sums\[", kernel)) == 4, kernel
     assert out == ref
+
+
+def test_copies_that_read_neighbours_are_four():
+    # gemver: x[i] sums A's column i (A[j][i]: four copies of i read neighbours, which gcc
+    # vectorizes across), w[i] sums row i (eight copies)
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+
+    src = kernel_source(KERNELS["gemver"])
+    args = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DMEDIUM_DATASET"]
+    result = optimize_c_file(str(src), args, PipelineOptions(mode="pluto", target="c"))
+    line = next(ln for ln in result.report if "kernel_gemver: SCoP" in ln)
+    assert "loop unroll-and-jam 4 over the loops inside it" in line, line
+    assert "loop unroll-and-jam 8 over the loops inside it" in line, line
+    kernel = _kernel(result.source, "kernel_gemver")
+    assert re.search(r"x_r\d+ \+= beta \* A\[j\]\[i \+ 3\]", kernel) and "A[j][i + 4]" not in kernel, kernel
+    assert re.search(r"w_r\d+ \+= alpha \* A\[i \+ 7\]\[j\]", kernel), kernel
 
 
 @pytest.mark.parametrize("row, jammed", [("y + 1", False), ("y", True)])
@@ -203,7 +263,7 @@ def test_rows_that_feed_the_next_one_are_not_jammed(tmp_path, row, jammed):
     src.write_text(program)
     result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", profitability=False))
     line = next(ln for ln in result.report if ": smooth_down: " in ln)
-    assert "optimized" in line and ("loop unroll-and-jam 4 over the loops inside it" in line) == jammed, line
+    assert "optimized" in line and ("loop unroll-and-jam 8 over the loops inside it" in line) == jammed, line
     ref, out = outputs_of_both_builds(src, result.source, openmp=False)
     assert out == ref
 

@@ -189,6 +189,25 @@ def chain_stores(stmts: list[Statement], members: list[Row], inner: int) -> int 
     return len(stores) if updates else None
 
 
+def copies_read_neighbours(stmts: list[Statement], row: Row) -> bool:
+    """Whether copies of ``row``'s loop, jammed into the loops inside it, read neighbouring
+    elements there: some array read that moves with those loops has the row's iterator, by one,
+    in its last subscript (gemver's ``A[j][i]``, ``i`` jammed over ``j``)."""
+    for st in stmts:
+        n = len(st.iterators)
+        along = [c for c in row.coefficients[st.name][:n]]
+        if sum(1 for c in along if c) != 1:
+            continue
+        v = next(k for k, c in enumerate(along) if c)
+        for is_write, access in st.accesses:
+            subscripts = None if is_write else access_subscripts(access, st)
+            if not subscripts or abs(subscripts[-1][v]) != 1:
+                continue
+            if any(c for sub in subscripts for k, c in enumerate(sub) if k != v):
+                return True
+    return False
+
+
 def reaches_read_once(stmts: list[Statement]) -> bool:
     """Whether the innermost loop of some statements reads an element that stays the same along
     it and that a write of theirs reaches at one iteration of it (Floyd-Warshall's ``path[i][j]``

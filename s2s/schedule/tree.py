@@ -12,7 +12,9 @@ from s2s.analysis.scop import Scop, Statement
 from s2s.schedule.lagged_jam import copy_lag, distances, recurrence_moves_with
 from s2s.schedule.outer_jam import JamRows, jam_over_inner_loops, may_jam
 from s2s.schedule.pluto import PlutoSchedule, Row
-from s2s.schedule.point_order import chain_stores, innermost_member, member_to_sink, reads_an_array
+from s2s.schedule.point_order import (
+    chain_stores, copies_read_neighbours, innermost_member, member_to_sink, reads_an_array,
+)
 from s2s.schedule.tile_sizes import (
     DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
 )
@@ -98,7 +100,10 @@ class TreeOptions:
     wavefront: bool = True                       # skew tile loops when no tile loop is parallel
     simd: bool = True                            # mark the innermost parallel point loop
     unroll_jam: int = 4                          # unroll a parallel point loop by this into the innermost
-                                                 # (SIMD, or dependence-carrying) loop (0, 1: no)
+                                                 # SIMD loop (0, 1: no jams at all)
+    chain_jam: int = 8                           # copies of a loop jammed into one that carries a chain of
+                                                 # updates: as many chains as multiply-adds in flight
+                                                 # (``unroll_jam`` where they read neighbours: _chain_jam)
     recurrence_jam: int = 4                      # unroll a point loop by this into an innermost loop that
                                                  # carries a recurrence, the copies lagged (lagged_jam.py)
     kernels: tuple[tuple[str, str], ...] = ()    # (statement, mark): statements run by a library node,
@@ -108,8 +113,11 @@ class TreeOptions:
     band_plans: tuple[tuple[tuple[int, frozenset[int]], BandPlan], ...] = ()  # ((band, statements), plan):
                                                  # a recipe's decisions for some bands
     jams: JamRows = ()                           # rows, each a band of its own, that may be unrolled by
-                                                 # ``unroll_jam`` and jammed over the loops inside them,
+                                                 # ``chain_jam`` and jammed over the loops inside them,
                                                  # except for some statements (outer_jam.py)
+
+
+CHAIN_JAM_STATEMENTS = 32   # the most statements that copies jammed into chains may make
 
 
 @dataclass
@@ -121,6 +129,7 @@ class TreeReport:
     wavefronts: int = 0
     reshaped: int = 0    # bands tiled or unrolled and jammed: more than a new loop order
     outer_jams: int = 0  # loops unrolled and jammed over the loops inside them
+    outer_jam_factor: int = 0   # the copies of the last of them
     lagged_jams: int = 0  # loops unrolled and jammed into a recurrence, the copies lagged
     bands: list[BandDecision] = dataclasses.field(default_factory=list)   # per permutable band
 
@@ -243,12 +252,15 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         node = node.band_set_permutable(1 if permutable else 0)
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
-        jammed = len(members) == 1 and options.unroll_jam > 1 and may_jam(options.jams, rows, members[0], stmts)
+        factor = _chain_jam(stmts, members[0], options)
+        jammed = (len(members) == 1 and options.unroll_jam > 1 and factor > 1
+                  and may_jam(options.jams, rows, members[0], stmts))
         if jammed and not permutable:
-            node = jam_over_inner_loops(node, options.unroll_jam)
-            report.notes.append(f"loop unroll-and-jam {options.unroll_jam} over the loops inside it")
+            node = jam_over_inner_loops(node, factor)
+            report.notes.append(f"loop unroll-and-jam {factor} over the loops inside it")
             report.reshaped += 1
             report.outer_jams += 1
+            report.outer_jam_factor = factor
             if options.parallel:
                 node = _mark_parallel(node, [members[0].parallel], options)
         elif permutable and options.tile:
@@ -295,7 +307,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
                             f"a band of {n} loops")
         plan = dataclasses.replace(plan, tile=None)
     if plan.jam is not None:
-        options = dataclasses.replace(options, unroll_jam=plan.jam, recurrence_jam=plan.jam)
+        options = dataclasses.replace(options, unroll_jam=plan.jam, recurrence_jam=plan.jam, chain_jam=plan.jam)
     if plan.wavefront is not None:
         options = dataclasses.replace(options, wavefront=plan.wavefront)
     decided = BandDecision(key[0], tuple(sorted(key[1])), (), parallel_loop=plan.parallel_loop,
@@ -327,21 +339,25 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = _permute_points(node.child(0), inner, coincident).parent()
     point_coincident = [coincident[j] for j in order]
     simd = options.simd and point_coincident[-1]
-    jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], options) if (
+    factor = options.unroll_jam
+    jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], factor) if (
         simd or not point_coincident[-1]) else None
-    if jam is not None and not simd and not _jam_into_chain(stmts, members, inner):
-        jam = None
+    if jam is not None and not simd:
+        factor = _chain_jam(stmts, members[order[jam]], options, chain_stores(stmts, members, inner) or 1)
+        jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], factor)
+        if jam is not None and not _jam_into_chain(stmts, members, inner):
+            jam = None
     if jam is not None:
-        node = _unroll_and_jam(node.child(0), jam, options.unroll_jam, isolate=not simd).parent()
+        node = _unroll_and_jam(node.child(0), jam, factor, isolate=not simd).parent()
     if simd:
         point = node.child(0)
         if n > 1:
             point = point.band_split(n - 1).child(0)   # the innermost point loop as its own band
         mark = point.insert_mark(isl.Id(SIMD_MARK))
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
-    report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, options))
+    report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, factor))
     report.reshaped += 1
-    decided = dataclasses.replace(decided, tile=tuple(sizes), jam=options.unroll_jam if jam is not None else 0)
+    decided = dataclasses.replace(decided, tile=tuple(sizes), jam=factor if jam is not None else 0)
     if options.parallel and not any(coincident) and options.wavefront and n > 1:
         report.notes.append("wavefront of tiles")
         report.wavefronts += 1
@@ -356,8 +372,8 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
 
 
 def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int | None],
-                  options: TreeOptions) -> int | None:
-    """The point loop to unroll by ``options.unroll_jam`` into the innermost one (``ordered``: the
+                  factor: int) -> int | None:
+    """The point loop to unroll by ``factor`` into the innermost one (``ordered``: the
     members' coincidence in loop order; ``sizes``: their tile sizes, None untiled), one whose
     tiles hold whole groups of copies. Into a SIMD loop, its copies share the loads of what does
     not depend on it (gemm's ``B[k][j]``): the outermost parallel one. Into a loop that carries
@@ -365,7 +381,6 @@ def _jam_position(stmts: list[Statement], ordered: list[bool], sizes: list[int |
     independent chains where there was one (gesummv's rows): the outermost parallel one, else
     the outermost (bicg's rows, which also add to one ``s[j]`` in turn: copies of a permutable
     band's member are legal in any case, as a tiling and a permutation of the band)."""
-    factor = options.unroll_jam
     if factor < 2 or not reads_an_array(stmts):   # (copies of plain stores share nothing)
         return None
     whole = [p for p in range(len(ordered) - 1)
@@ -399,11 +414,27 @@ def _jam_into_chain(stmts: list[Statement], members: list[Row], inner: int) -> b
     return chain_stores(stmts, members, inner) is not None
 
 
-def _jam_note(jam: int | None, ordered: list[bool], options: TreeOptions) -> str:
+def _chain_jam(stmts: list[Statement], row: Row, options: TreeOptions, chains: int = 1) -> int:
+    """How many copies of ``row``'s loop to jam into a loop that carries ``chains`` chains of
+    updates: enough for ``chain_jam`` chains (no fewer than ``unroll_jam`` copies), or
+    ``unroll_jam`` where the copies read neighbouring elements or would be more than
+    ``CHAIN_JAM_STATEMENTS`` statements. Compilers vectorize across neighbours' copies
+    (superword parallelism: one vector of chains), four of them in every build gcc makes, eight
+    not in all (not in gemver's OpenMP build); many statements' copies cost isl's code
+    generation and its check more than the chains gain (adi's sweeps)."""
+    if options.unroll_jam < 2:
+        return 0
+    copies = max(options.chain_jam // max(chains, 1), options.unroll_jam)
+    if len(stmts) * copies > CHAIN_JAM_STATEMENTS or copies_read_neighbours(stmts, row):
+        return options.unroll_jam
+    return copies
+
+
+def _jam_note(jam: int | None, ordered: list[bool], factor: int) -> str:
     if jam is None:
         return ""
     into = "" if ordered[-1] else " into a loop that carries a chain of updates"
-    return f" unroll-and-jam {options.unroll_jam}{into}"
+    return f" unroll-and-jam {factor}{into}"
 
 
 def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], inner: int,
@@ -427,12 +458,15 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
         report.lagged_jams += 1
         decided = dataclasses.replace(decided, jam=factor, lag=lag)
     elif not ordered[-1]:
-        jam = _jam_position(stmts, ordered, [None] * n, options)
-        if jam is not None and _jam_into_chain(stmts, members, inner):
-            node = _unroll_and_jam(node, jam, options.unroll_jam, isolate=True)
-            report.notes.append(_jam_note(jam, ordered, options).strip())
+        jam = _jam_position(stmts, ordered, [None] * n, options.unroll_jam)
+        order = [j for j in range(n) if j != inner] + [inner]
+        factor = _chain_jam(stmts, members[order[jam]], options,
+                            chain_stores(stmts, members, inner) or 1) if jam is not None else 0
+        if jam is not None and factor > 1 and _jam_into_chain(stmts, members, inner):
+            node = _unroll_and_jam(node, jam, factor, isolate=True)
+            report.notes.append(_jam_note(jam, ordered, factor).strip())
             report.reshaped += 1
-            decided = dataclasses.replace(decided, jam=options.unroll_jam)
+            decided = dataclasses.replace(decided, jam=factor)
     report.bands.append(decided)
     if options.simd and ordered[-1]:
         node = node.band_split(n - 1).child(0).insert_mark(isl.Id(SIMD_MARK)).parent()

@@ -465,14 +465,14 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report, deps.validity)
     ast = _ast_within_budget(scop, tree, report)
-    # (code generation too dear: without unroll-and-jam, then without the wavefront of tiles,
-    # whose skewed tile loops under run-time bounds cost isl the most)
-    for what in (UNROLL_JAM, WAVEFRONT):
+    # (code generation too dear: with fewer chains jammed, without unroll-and-jam, then without
+    # the wavefront of tiles, whose skewed tile loops under run-time bounds cost isl the most)
+    for what in (FEWER_CHAINS, UNROLL_JAM, WAVEFRONT):
         if ast is not None:
             break
         if (simpler := _without(what, scop, deps, sched, tree_options, report)) is not None:
+            plain += f"; {_simpler(what, tree_options)} (its code generation is too dear here)"
             tree_options, report, tree = simpler
-            plain += f"; no {what} (its code generation is too dear here)"
             ast = _ast_within_budget(scop, tree, report)
     if report.outer_jams:
         parallel_only = False   # (jammed rows gain on one thread)
@@ -491,16 +491,18 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     if not ok:
         return Choice(None, f"original order kept: {how}"), ()
     fault = ast_fault(scop, deps, ast, _check_operations(report))
-    # (too dear to check: without the wavefront of tiles, then also without unroll-and-jam)
-    for what in (WAVEFRONT, UNROLL_JAM):
+    # (too dear to check: without the wavefront of tiles, then with fewer chains jammed, then
+    # without unroll-and-jam)
+    for what in (WAVEFRONT, FEWER_CHAINS, UNROLL_JAM):
         if fault != TOO_DEAR:
             break
         if (simpler := _without(what, scop, deps, sched, tree_options, report)) is not None:
+            text = _simpler(what, tree_options)
             tree_options, report, tree = simpler
             ast = _ast_within_budget(scop, tree, report)
             if ast is None:
                 break
-            plain += f"; no {what} (its code is too dear to check here)"
+            plain += f"; {text} (its code is too dear to check here)"
             fault = ast_fault(scop, deps, ast, _check_operations(report))
     if fault:
         return Choice(None, f"original order kept: {fault}"), ()
@@ -514,18 +516,30 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
                   wavefront=report.wavefronts > 0,
                   steps=steps_taken(scop, settled, report, kernels, jams if report.outer_jams else (),
-                                    tree_options.unroll_jam, reordered.applied), refused=refused), kernels
+                                    report.outer_jam_factor, reordered.applied), refused=refused), kernels
 
 
 UNROLL_JAM = "unroll-and-jam"
 WAVEFRONT = "wavefront of tiles"
+FEWER_CHAINS = "fewer chains"   # (unroll-and-jam into chains by the SIMD loops' factor)
+
+
+def _simpler(what: str, tree_options: TreeOptions) -> str:
+    if what == FEWER_CHAINS:
+        return f"{UNROLL_JAM} {tree_options.unroll_jam} into chains, not {tree_options.chain_jam}"
+    return f"no {what}"
 
 
 def _without(what: str, scop: Scop, deps: Dependences, sched: PlutoSchedule, tree_options: TreeOptions,
              report: TreeReport) -> tuple[TreeOptions, TreeReport, isl.Schedule] | None:
-    """The tree of ``sched`` built again without ``what`` (``UNROLL_JAM`` or ``WAVEFRONT``), with
-    its options and report; None where the tree ``report`` describes has none."""
-    if what == UNROLL_JAM:
+    """The tree of ``sched`` built again without ``what`` (``UNROLL_JAM`` or ``WAVEFRONT``; with
+    ``FEWER_CHAINS``, as many copies jammed into chains as into SIMD loops), with its options and
+    report; None where the tree ``report`` describes has none."""
+    if what == FEWER_CHAINS:
+        present = (tree_options.chain_jam > tree_options.unroll_jam > 1
+                   and any(f"{UNROLL_JAM} {tree_options.chain_jam}" in t for t in report.notes))
+        change = {"chain_jam": tree_options.unroll_jam}
+    elif what == UNROLL_JAM:
         present, change = any(UNROLL_JAM in t for t in report.notes), {"unroll_jam": 0}
     else:
         present, change = report.wavefronts > 0, {"wavefront": False}
