@@ -195,7 +195,7 @@ def copies_read_neighbours(stmts: list[Statement], row: Row) -> bool:
     in its last subscript (gemver's ``A[j][i]``, ``i`` jammed over ``j``)."""
     for st in stmts:
         n = len(st.iterators)
-        along = [c for c in row.coefficients[st.name][:n]]
+        along = list(row.coefficients[st.name][:n])
         if sum(1 for c in along if c) != 1:
             continue
         v = next(k for k, c in enumerate(along) if c)
