@@ -252,10 +252,10 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
         node = node.band_set_permutable(1 if permutable else 0)
         for j, r in enumerate(members):
             node = node.band_member_set_coincident(j, 1 if r.parallel else 0)
-        factor = _chain_jam(stmts, members[0], options)
-        jammed = (len(members) == 1 and options.unroll_jam > 1 and factor > 1
+        jammed = (len(members) == 1 and not permutable and options.unroll_jam > 1
                   and may_jam(options.jams, rows, members[0], stmts))
-        if jammed and not permutable:
+        factor = _chain_jam(stmts, members[0], options) if jammed else 0
+        if factor > 1:
             node = jam_over_inner_loops(node, factor)
             report.notes.append(f"loop unroll-and-jam {factor} over the loops inside it")
             report.reshaped += 1
@@ -343,10 +343,9 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], factor) if (
         simd or not point_coincident[-1]) else None
     if jam is not None and not simd:
-        factor = _chain_jam(stmts, members[order[jam]], options, chain_stores(stmts, members, inner) or 1)
+        chains = chain_stores(stmts, members, inner)
+        factor = _chain_jam(stmts, members[order[jam]], options, chains) if chains is not None else 0
         jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], factor)
-        if jam is not None and not _jam_into_chain(stmts, members, inner):
-            jam = None
     if jam is not None:
         node = _unroll_and_jam(node.child(0), jam, factor, isolate=not simd).parent()
     if simd:
@@ -460,9 +459,9 @@ def _untiled(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row],
     elif not ordered[-1]:
         jam = _jam_position(stmts, ordered, [None] * n, options.unroll_jam)
         order = [j for j in range(n) if j != inner] + [inner]
-        factor = _chain_jam(stmts, members[order[jam]], options,
-                            chain_stores(stmts, members, inner) or 1) if jam is not None else 0
-        if jam is not None and factor > 1 and _jam_into_chain(stmts, members, inner):
+        chains = chain_stores(stmts, members, inner) if jam is not None else None
+        factor = _chain_jam(stmts, members[order[jam]], options, chains) if chains is not None else 0
+        if factor > 1:
             node = _unroll_and_jam(node, jam, factor, isolate=True)
             report.notes.append(_jam_note(jam, ordered, factor).strip())
             report.reshaped += 1
