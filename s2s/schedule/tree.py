@@ -15,6 +15,7 @@ from s2s.schedule.pluto import PlutoSchedule, Row
 from s2s.schedule.point_order import (
     chain_stores, copies_read_neighbours, innermost_member, member_to_sink, reads_an_array,
 )
+from s2s.schedule.statement_split import StatementSplit, statement_split
 from s2s.schedule.tile_sizes import (
     DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
 )
@@ -26,6 +27,7 @@ SIMD_MARK = "simd"
 LAG_OPERATIONS = 2_000_000   # isl's steps for the dependence distances that prove a lag
 
 Lag = Callable[[Row, Row, int], int | None]   # (outer, inner, copies) -> lag (lagged_jam.copy_lag)
+Split = Callable[[list[Row]], StatementSplit | None]   # point members in code order -> statement_split
 
 
 def _numbered_marks(schedule: isl.Schedule) -> isl.Schedule:
@@ -72,6 +74,7 @@ class BandPlan:
     parallel_loop: int | None = None      # the band's loop to run in parallel, outermost first as the
                                           # code runs them (its tile loops where tiled)
     omp_schedule: str | None = None       # that loop's OpenMP schedule (decisions.OMP_SCHEDULES)
+    split: bool | None = None             # point loops one statement at a time where legal (statement_split.py)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class BandDecision:
     jam: int = 0                     # copies unrolled and jammed (0: none)
     lag: int = 0                     # iterations each copy runs behind the one before
     wavefront: bool = False
+    split: bool = False              # point loops one statement at a time
     parallel_loop: int | None = None     # a recipe's parallel loop and OpenMP schedule (BandPlan)
     omp_schedule: str | None = None
 
@@ -131,6 +135,7 @@ class TreeReport:
     outer_jams: int = 0  # loops unrolled and jammed over the loops inside them
     outer_jam_factor: int = 0   # the copies of the last of them
     lagged_jams: int = 0  # loops unrolled and jammed into a recurrence, the copies lagged
+    split_bands: int = 0  # tiled bands whose point loops run one statement at a time
     bands: list[BandDecision] = dataclasses.field(default_factory=list)   # per permutable band
 
 
@@ -270,7 +275,13 @@ def build_tree(scop: Scop, sched: PlutoSchedule, options: TreeOptions = TreeOpti
             lags = lag_within(end) if validity is not None and innermost else None
             key = (members[0].band, frozenset(index[st.name] for st in stmts))
             plan = dict(options.band_plans).get(key, BandPlan())
-            node = _tile(node, stmts, members, band_options, report, bounded, lags, plan, key, rows[:k])
+
+            def split(ordered: list[Row], stmts: list[Statement] = stmts,
+                      outer: list[Row] = rows[:k]) -> StatementSplit | None:
+                return statement_split(scop, stmts, rows_map(scop, outer + ordered), len(outer), validity)
+
+            splits = split if validity is not None and innermost else None
+            node = _tile(node, stmts, members, band_options, report, bounded, lags, plan, key, rows[:k], splits)
         elif options.parallel:
             node = _mark_parallel(node, [r.parallel for r in members], options)
         return node.get_schedule()
@@ -295,7 +306,7 @@ def _params(scop: Scop) -> str:
 def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], options: TreeOptions,
           report: TreeReport, bounded: dict[str, isl.Set], lags: Lag | None = None,
           plan: BandPlan = BandPlan(), key: tuple[int, frozenset[int]] = (-1, frozenset()),
-          outer: list[Row] | None = None) -> isl.ScheduleNode:
+          outer: list[Row] | None = None, splits: Split | None = None) -> isl.ScheduleNode:
     n = len(members)
     # (a recipe's order of the members is theirs to the innermost; else the member with the best
     # locality runs innermost)
@@ -346,8 +357,15 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         chains = chain_stores(stmts, members, inner)
         factor = _chain_jam(stmts, members[order[jam]], options, chains) if chains is not None else 0
         jam = _jam_position(stmts, point_coincident, [sizes[j] for j in order], factor)
+    # (where copies jam into the chains the innermost loop carries, they run side by side already)
+    split = splits([members[j] for j in order]) if (
+        splits is not None and jam is None and not simd and n > 1 and plan.split is not False) else None
     if jam is not None:
         node = _unroll_and_jam(node.child(0), jam, factor, isolate=not simd).parent()
+    if split is not None:
+        node = _split_points(node, split, options.simd)
+        report.notes.append("its point loops one statement at a time")
+        report.split_bands += 1
     if simd:
         point = node.child(0)
         if n > 1:
@@ -356,7 +374,8 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, factor))
     report.reshaped += 1
-    decided = dataclasses.replace(decided, tile=tuple(sizes), jam=factor if jam is not None else 0)
+    decided = dataclasses.replace(decided, tile=tuple(sizes), jam=factor if jam is not None else 0,
+                                  split=split is not None)
     if options.parallel and not any(coincident) and options.wavefront and n > 1:
         report.notes.append("wavefront of tiles")
         report.wavefronts += 1
@@ -495,6 +514,32 @@ def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], membe
     report.reshaped += 1
     # (the sunk member is parallel, so some tile loop is: no wavefront here)
     return _mark_parallel(node, coincident, options) if options.parallel else node
+
+
+def _split_points(tiles: isl.ScheduleNode, split: StatementSplit, simd: bool) -> isl.ScheduleNode:
+    """Below tile band ``tiles``, the outermost point loop, then per statement of ``split`` in
+    turn its other point loops, the innermost a SIMD loop where it is parallel for that statement
+    (statement_split.py). Returns the tile band."""
+    depth = tiles.get_tree_depth()
+    point = tiles.child(0).band_split(1).child(0)
+    inner = point.band_n_member()   # (the point loops below the outermost)
+    filters = isl.UnionSetList.alloc(point.get_ctx(), len(split.statements))
+    for st in split.statements:
+        filters = filters.add(isl.UnionSet.from_set(st.domain))
+    node = point.insert_sequence(filters)
+    for k, parallel in enumerate(split.simd):
+        band = node.child(k).child(0)
+        band = band.band_member_set_coincident(inner - 1, 1 if parallel else 0)
+        if simd and parallel:
+            if inner > 1:
+                band = band.band_split(inner - 1).child(0)
+            band = band.insert_mark(isl.Id(SIMD_MARK))
+        while band.get_tree_depth() > depth + 2:
+            band = band.parent()
+        node = band   # the sequence again
+    while node.get_tree_depth() > depth:
+        node = node.parent()
+    return node
 
 
 def _tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, options: TreeOptions) -> list[int]:

@@ -23,6 +23,8 @@ Kinds, with their parameters:
                     plus ``factor`` (1-4) times member ``source``, in turn, after ``permute``
 ``unroll-and-jam``  ``factor`` (0: none), ``lag`` (recorded: each copy's delay, lagged_jam.py)
 ``wavefront``       ``enabled``: a wavefront of tiles where no tile loop is parallel
+``split-statements`` ``enabled``: a tiled band's point loops below the outermost one run one
+                    statement at a time, where that is legal (statement_split.py)
 ``parallelize``     ``enabled``: the target's parallel loops (false: the sequential code); on a
                     band: ``loop``, the one of its loops to run in parallel (outermost first as
                     the code runs them, tile loops where tiled; it must be parallel), and
@@ -56,8 +58,8 @@ from s2s.schedule.pluto import FUSION_POLICIES, PlutoSchedule
 from s2s.schedule.tree import BandPlan, TreeReport
 
 STEP_KINDS = ("keep-original", "fuse", "schedule", "tile", "permute", "skew", "unroll-and-jam", "wavefront",
-              "parallelize", "matmul-kernel", "outer-jam", "triangle-jam", "sequential", "profitability",
-              "expand")
+              "split-statements", "parallelize", "matmul-kernel", "outer-jam", "triangle-jam", "sequential",
+              "profitability", "expand")
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ def describe(steps: tuple[Step, ...]) -> str:
 
 
 BandKey = tuple[int, frozenset[int]]   # (band, statements by index): a band as TreeOptions.band_plans names it
-BAND_KINDS = ("tile", "unroll-and-jam", "wavefront", "permute", "skew", "parallelize")
+BAND_KINDS = ("tile", "unroll-and-jam", "wavefront", "split-statements", "permute", "skew", "parallelize")
 OMP_SCHEDULES = ("static", "static,1", "dynamic", "dynamic,4", "guided")
 RECORDED_KINDS = ("schedule", "outer-jam", "triangle-jam")   # replayed as what the rules find
 RECORDED_PARAMS = {"unroll-and-jam": ("lag",)}                 # recorded, never read back
@@ -313,7 +315,8 @@ def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
     else:
         if not isinstance(values.get("enabled"), bool):
             return "'enabled' must be true or false"
-        plan = dataclasses.replace(plan, wavefront=values["enabled"])
+        switched = "wavefront" if step.kind == "wavefront" else "split"
+        plan = dataclasses.replace(plan, **{switched: values["enabled"]})
     plans[band] = plan
     return None
 
@@ -345,6 +348,8 @@ def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: t
         steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
         if b.wavefront:
             steps.append(Step.of("wavefront", target, enabled=True))
+        if b.split:
+            steps.append(Step.of("split-statements", target, enabled=True))
         if b.parallel_loop is not None or b.omp_schedule is not None:
             asked_for = {"loop": b.parallel_loop, "schedule": b.omp_schedule}
             steps.append(Step.of("parallelize", target, **{k: v for k, v in asked_for.items() if v is not None}))

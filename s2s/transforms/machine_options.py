@@ -6,6 +6,7 @@ from s2s.perf.topology import read_topology
 from s2s.schedule.matmul import KernelTarget
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.transforms.polyhedral import OptimizeOptions
+from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES
 from s2s.transforms.work_guard import work_thresholds
 
 
@@ -18,7 +19,7 @@ def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: 
     except OSError:
         topo = None
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
-                           l1_bytes=l1_bytes(topo),
+                           l1_bytes=l1_bytes(topo), llc_bytes=llc_bytes(topo),
                            parallel=parallel, matmul=kernel_target(topo) if kernels else None,
                            thresholds=work_thresholds(), profitability=profitability)
 
@@ -38,6 +39,15 @@ def l1_bytes(topo) -> int:
     if l1 is None or not l1.size_bytes:
         return DEFAULT_L1_BYTES
     return l1.size_bytes // max(l1.shared_by, 1)
+
+
+def llc_bytes(topo) -> int:
+    """One core's share of the last-level cache (sysfs: L3, else L2)."""
+    for level in ("L3", "L2"):
+        cache = topo.cache(level) if topo is not None else None
+        if cache is not None and cache.size_bytes:
+            return cache.size_bytes // max(cache.shared_by, 1)
+    return DEFAULT_LLC_BYTES
 
 
 def kernel_target(topo):

@@ -30,6 +30,7 @@ from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
+from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -58,6 +59,7 @@ class OptimizeOptions:
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model
     tile_budget_bytes: int = DEFAULT_TILE_BUDGET
     l1_bytes: int = DEFAULT_L1_BYTES
+    llc_bytes: int = DEFAULT_LLC_BYTES   # a core's share of the last-level cache (time_tiles.py)
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
@@ -432,19 +434,25 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     # (what the new order gains on one thread; if nothing, it pays only where a region runs)
     parallel_only = gain_rules and options.parallel and not kernels and _not_worth_regenerating(
         scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
+    time_tiles = False   # (skewed tiles chosen over the original order's vector loops)
     if sched.skewed and not kernels and gain_rules:
-        # Skewed tiles (time-tiled stencils) have partial tiles whose guards stop vectorization;
-        # they pay only when no loop of the original order runs in parallel (seidel-2d).
+        # Skewed tiles (time-tiled stencils) vectorize only where their point loops can run one
+        # statement at a time; under threads, the original order's parallel loops win.
         original = scheduler.original_order()
         if not any(r.parallel for r in original.rows) and any(
                 info.parallel_if_privatized for info in loop_info(scop, deps, distances=False)):
             # (a filter summing into a float it declares per pixel: the skew only works around that float)
             return Choice(None, "original code kept: skewed tiles would not vectorize, and the original order's "
                                 "loops are parallel but for temporaries they declare"), ()
-        if any(r.parallel for r in original.rows):
-            if not options.parallel:
-                return Choice(None, "original code kept: skewed tiles would not vectorize, and the original "
-                                    "order's parallel loops mean nothing to a sequential target"), ()
+        if any(r.parallel for r in original.rows) and not options.parallel:
+            data = data_bytes(scop, scop.domains_within_extents())
+            if data is None or data <= options.llc_bytes:
+                return Choice(None, "original code kept: " + (
+                    "its data may stay in cache, where time tiles would not pay" if data is None else
+                    f"its {byte_size(data)} of data stay in this core's {byte_size(options.llc_bytes)} of the "
+                    f"last-level cache, where time tiles would not pay")), ()
+            time_tiles = True
+        elif any(r.parallel for r in original.rows):
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
             jams = _jams(scop, deps, sched, options)
@@ -474,6 +482,9 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             plain += f"; {_simpler(what, tree_options)} (its code generation is too dear here)"
             tree_options, report, tree = simpler
             ast = _ast_within_budget(scop, tree, report)
+    if time_tiles and not report.split_bands:
+        return Choice(None, "original code kept: skewed tiles would not vectorize; the original "
+                            "order's loops do"), ()
     if report.outer_jams:
         parallel_only = False   # (jammed rows gain on one thread)
     if gain_rules and not kernels and not report.reshaped:

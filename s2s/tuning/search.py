@@ -86,7 +86,7 @@ def _kinds(step: Step) -> list[str]:
         return ["jam"]
     if step.kind == "fuse":
         return ["fuse"]
-    if step.kind == "wavefront":
+    if step.kind in ("wavefront", "split-statements"):
         return ["switch"]
     if step.kind == "parallelize" and values.get("enabled"):
         return ["switch"]                     # (off only: a target without threads refuses them)

@@ -34,7 +34,7 @@ TILES = (8, 16, 32, 64, 128, 256, 512)
 DEPTHS = (64, 128, 256, 384, 512, 768, 1024)
 PANEL_ROW_BLOCKS = (4, 8, 16, 32, 64)     # panel rows, in register blocks
 STARTUP_TRIALS = 4                         # random trials before TPE models (Optuna's default is 10)
-SWITCHED = ("wavefront", "parallelize", "matmul-kernel")
+SWITCHED = ("wavefront", "split-statements", "parallelize", "matmul-kernel")
 MAX_PERMUTED = 4                           # bands of up to this many loops get an order knob (4! orders)
 
 

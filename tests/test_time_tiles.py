@@ -1,0 +1,207 @@
+"""Time tiles for stencils on one thread: a skewed band whose point loops run one statement of
+the time step at a time, each innermost loop a vector loop (statement_split.py), chosen over the
+user's vectorized loops where the data a time step sweeps exceed this core's share of the
+last-level cache (time_tiles.py). The outputs are bit for bit those of the user's loops: the
+split reorders whole statement instances, never an operation inside one."""
+from __future__ import annotations
+
+import pytest
+
+from c_build import optimized_and_both_outputs, outputs_of_both_builds
+from frontends.c import lift_c_file
+from s2s.analysis import compute_dependences, find_scops
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+from s2s.schedule.pluto import PlutoScheduler
+from s2s.schedule.statement_split import statement_split
+from s2s.schedule.tree import rows_map
+from s2s.tuning.recipe import RecipeBook, ScopRecipe
+from s2s.transforms.decisions import Step
+
+# Explicit diffusion with a 9-point Laplacian and a heat source into a second buffer, copied
+# back each step: 256 MiB of declared arrays, run at small sizes.
+HEAT = """#include <stdio.h>
+#define N 4096
+/* explicit diffusion with a 9-point Laplacian and a heat source, two buffers: the new field is
+   computed into v, then copied back to u */
+static double u[N][N], v[N][N], q[N][N];
+void diffuse(int steps, int n, double kappa, double u[N][N], double v[N][N], double q[N][N]) {
+  for (int t = 0; t < steps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        v[i][j] = u[i][j] + kappa * (4.0 * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1])
+                                     + u[i - 1][j - 1] + u[i - 1][j + 1] + u[i + 1][j - 1] + u[i + 1][j + 1]
+                                     - 20.0 * u[i][j]) + q[i][j];
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        u[i][j] = v[i][j];
+  }
+}
+int main(void) {
+  int sizes[][2] = {{3, 5}, {7, 40}, {40, 133}};
+  for (int s = 0; s < 3; s++) {
+    int steps = sizes[s][0], n = sizes[s][1];
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        u[i][j] = ((i * 37 + j * 11) % 101) / 101.0;
+        q[i][j] = (i == n / 2 && j == n / 3) ? 1.0 : 0.0;
+      }
+    diffuse(steps, n, 0.05, u, v, q);
+    for (int i = 0; i < n; i += 3)
+      for (int j = 0; j < n; j += 5)
+        printf("%a\\n", u[i][j]);
+  }
+  return 0;
+}
+"""
+
+# Acoustic waves on a staggered grid (fdtd-2d's shape, in floats): a boundary row, two velocity
+# fields, then the pressure from their divergence.
+WAVE = """#include <stdio.h>
+#define NX 3000
+#define NY 3000
+/* acoustic waves on a staggered grid: velocities from the pressure's gradient, then the
+   pressure from the velocities' divergence; a source drives the first row */
+static float p[NX][NY], vx[NX][NY], vy[NX][NY], src[1000];
+void propagate(int steps, int nx, int ny, float c, float rho, float p[NX][NY], float vx[NX][NY],
+               float vy[NX][NY], const float src[1000]) {
+  for (int t = 0; t < steps; t++) {
+    for (int j = 0; j < ny; j++)
+      p[0][j] = src[t];
+    for (int i = 0; i < nx - 1; i++)
+      for (int j = 0; j < ny; j++)
+        vx[i][j] = vx[i][j] - rho * (p[i + 1][j] - p[i][j]);
+    for (int i = 0; i < nx; i++)
+      for (int j = 0; j < ny - 1; j++)
+        vy[i][j] = vy[i][j] - rho * (p[i][j + 1] - p[i][j]);
+    for (int i = 1; i < nx; i++)
+      for (int j = 1; j < ny; j++)
+        p[i][j] = p[i][j] - c * (vx[i][j] - vx[i - 1][j] + vy[i][j] - vy[i][j - 1]);
+  }
+}
+int main(void) {
+  int sizes[][3] = {{2, 4, 6}, {9, 33, 17}, {30, 70, 129}};
+  for (int s = 0; s < 3; s++) {
+    int steps = sizes[s][0], nx = sizes[s][1], ny = sizes[s][2];
+    for (int t = 0; t < steps; t++)
+      src[t] = (t % 7) * 0.25f;
+    for (int i = 0; i < nx; i++)
+      for (int j = 0; j < ny; j++) {
+        p[i][j] = ((i * 13 + j * 7) % 31) / 31.0f;
+        vx[i][j] = vy[i][j] = 0.0f;
+      }
+    propagate(steps, nx, ny, 0.3f, 0.2f, p, vx, vy, src);
+    for (int i = 0; i < nx; i += 2)
+      for (int j = 0; j < ny; j += 3)
+        printf("%a %a %a\\n", p[i][j], vx[i][j], vy[i][j]);
+  }
+  return 0;
+}
+"""
+
+# A relaxation in place through a scratch array: a point's new value feeds the next row's and
+# the next column's first statement within the same sweep.
+RELAX = """#include <stdio.h>
+#define N 2048
+/* a relaxation sweep in place: each point's new value feeds its neighbours below and to the
+   right within the same sweep, through a scratch array */
+static double a[N][N], b[N][N];
+void relax(int steps, int n, double a[N][N], double b[N][N]) {
+  for (int t = 0; t < steps; t++)
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++) {
+        b[i][j] = 0.25 * (a[i - 1][j] + a[i][j - 1] + a[i][j] + a[i][j + 1]);
+        a[i][j] = b[i][j] + 0.125 * b[i - 1][j];
+      }
+}
+int main(void) {
+  int sizes[][2] = {{3, 5}, {7, 40}, {20, 101}};
+  for (int s = 0; s < 3; s++) {
+    int steps = sizes[s][0], n = sizes[s][1];
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        a[i][j] = b[i][j] = ((i * 37 + j * 11) % 101) / 101.0;
+    relax(steps, n, a, b);
+    for (int i = 0; i < n; i += 3)
+      for (int j = 0; j < n; j += 5)
+        printf("%a\\n", a[i][j]);
+  }
+  return 0;
+}
+"""
+
+
+def _line(result, function: str) -> str:
+    return next(ln for ln in result.report if f": {function}: SCoP" in ln)
+
+
+@pytest.mark.parametrize("program, function", [(HEAT, "diffuse"), (WAVE, "propagate")])
+def test_time_steps_beyond_the_cache_are_tiled_with_their_statements_apart(tmp_path, program, function):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "stencil.c", program, "c")
+    line = _line(result, function)
+    assert "its point loops one statement at a time" in line and "tiles" in line, line
+    assert out == ref
+
+
+@pytest.mark.parametrize("program", [HEAT, WAVE])
+def test_under_threads_the_time_steps_parallel_loops_run(tmp_path, program):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "stencil.c", program, "openmp")
+    assert any("original order kept instead of skewed tiles" in ln for ln in result.report), result.report
+    assert out == ref
+
+
+def test_time_steps_within_the_cache_keep_the_users_loops(tmp_path):
+    small = HEAT.replace("#define N 4096", "#define N 160")
+    result, ref, out = optimized_and_both_outputs(tmp_path / "small.c", small, "c")
+    line = _line(result, "diffuse")
+    assert "left as is" in line and "of data stay in this core's" in line, line
+    assert out == ref
+
+
+def _band(tmp_path, program: str):
+    path = tmp_path / "k.c"
+    path.write_text(program)
+    unit, _ = lift_c_file(str(path), [])
+    function = next(f for f in unit.functions if f.name != "main")
+    (scop,) = find_scops(function)
+    deps = compute_dependences(scop)
+    rows = PlutoScheduler(scop, deps).schedule().rows
+    first = next(k for k, r in enumerate(rows) if r.kind == "hyperplane" and r.band == 0)
+    members = [r for r in rows if r.kind == "hyperplane" and r.band == 0]
+    return scop, deps, rows[:first], members
+
+
+def test_a_later_statement_that_feeds_an_earlier_one_within_a_time_step_is_not_split(tmp_path):
+    scop, deps, outer, members = _band(tmp_path, RELAX)
+    assert statement_split(scop, scop.statements, rows_map(scop, outer + members), len(outer), deps.validity) is None
+    scop, deps, outer, members = _band(tmp_path, HEAT)
+    split = statement_split(scop, scop.statements, rows_map(scop, outer + members), len(outer), deps.validity)
+    assert split is not None and split.simd == (True, True)
+    # (and tiled without its gain checks, the relaxation keeps its fused point loops)
+    path = tmp_path / "relax.c"
+    path.write_text(RELAX)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target="c", profitability=False))
+    assert "one statement at a time" not in _line(result, "relax")
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref
+
+
+def test_the_split_is_a_recipe_step(tmp_path):
+    path = tmp_path / "heat.c"
+    path.write_text(HEAT)
+    options = PipelineOptions(mode="pluto", target="c", report=True)
+    first = optimize_c_file(str(path), [], options)
+    (recipe,) = [r for r in first.recipes if r.function == "diffuse"]
+    (split,) = [s for s in recipe.steps if s.kind == "split-statements"]
+    assert split.values == {"enabled": True}
+    steps = tuple(Step.of(s.kind, s.target, enabled=False) if s is split else s for s in recipe.steps)
+    saved = tmp_path / "r.json"
+    RecipeBook(recipes=[ScopRecipe(recipe.scop, recipe.function, recipe.line, steps)]).save(saved)
+    # (on one thread the tiles pay only with the split: without it the user's loops stay)
+    again = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target="c", report=True, recipes=str(saved)))
+    assert "skewed tiles would not vectorize" in _line(again, "diffuse")
+    unchecked = PipelineOptions(mode="pluto", target="c", report=True, recipes=str(saved), profitability=False)
+    tiled = optimize_c_file(str(path), [], unchecked)
+    line = _line(tiled, "diffuse")
+    assert "tiles" in line and "one statement at a time" not in line, line
+    ref, out = outputs_of_both_builds(path, tiled.source, openmp=False)
+    assert out == ref
