@@ -7,7 +7,7 @@ dependences between them. Neither vectorizes. Under the outermost point loop (th
 within the tile), running each statement's instances of the tile as a loop nest of its own, in
 the source's order, leaves loops that hold one statement, unguarded (their bounds are the
 tile's), whose innermost loop is parallel wherever that statement alone has no dependence
-along it within a time step: a SIMD loop.
+along it within a time step: a loop the compiler vectorizes.
 
 Legal, on top of the band's own permutability, when no dependence that the loops above the band
 leave unordered runs from a statement to one before it in the source's order at distance zero

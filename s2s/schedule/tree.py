@@ -363,7 +363,7 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     if jam is not None:
         node = _unroll_and_jam(node.child(0), jam, factor, isolate=not simd).parent()
     if split is not None:
-        node = _split_points(node, split, options.simd)
+        node = _split_points(node, split)
         report.notes.append("its point loops one statement at a time")
         report.split_bands += 1
     if simd:
@@ -516,10 +516,12 @@ def _tile_sinking(scop: Scop, inner: isl.Schedule, stmts: list[Statement], membe
     return _mark_parallel(node, coincident, options) if options.parallel else node
 
 
-def _split_points(tiles: isl.ScheduleNode, split: StatementSplit, simd: bool) -> isl.ScheduleNode:
+def _split_points(tiles: isl.ScheduleNode, split: StatementSplit) -> isl.ScheduleNode:
     """Below tile band ``tiles``, the outermost point loop, then per statement of ``split`` in
-    turn its other point loops, the innermost a SIMD loop where it is parallel for that statement
-    (statement_split.py). Returns the tile band."""
+    turn its other point loops (statement_split.py). Returns the tile band. Their innermost
+    loops carry no SIMD mark: gcc vectorizes a loop of one statement with the tile's bounds by
+    itself, and a mark would have the generated code read back as a SCoP to prove it, whose
+    skewed bounds take isl tens of seconds (heat-3d)."""
     depth = tiles.get_tree_depth()
     point = tiles.child(0).band_split(1).child(0)
     inner = point.band_n_member()   # (the point loops below the outermost)
@@ -528,15 +530,8 @@ def _split_points(tiles: isl.ScheduleNode, split: StatementSplit, simd: bool) ->
         filters = filters.add(isl.UnionSet.from_set(st.domain))
     node = point.insert_sequence(filters)
     for k, parallel in enumerate(split.simd):
-        band = node.child(k).child(0)
-        band = band.band_member_set_coincident(inner - 1, 1 if parallel else 0)
-        if simd and parallel:
-            if inner > 1:
-                band = band.band_split(inner - 1).child(0)
-            band = band.insert_mark(isl.Id(SIMD_MARK))
-        while band.get_tree_depth() > depth + 2:
-            band = band.parent()
-        node = band   # the sequence again
+        band = node.child(k).child(0).band_member_set_coincident(inner - 1, 1 if parallel else 0)
+        node = band.parent().parent()   # the sequence again
     while node.get_tree_depth() > depth:
         node = node.parent()
     return node
