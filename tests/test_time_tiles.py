@@ -5,6 +5,8 @@ last-level cache (time_tiles.py). The outputs are bit for bit those of the user'
 split reorders whole statement instances, never an operation inside one."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from c_build import optimized_and_both_outputs, outputs_of_both_builds
@@ -205,3 +207,54 @@ def test_the_split_is_a_recipe_step(tmp_path):
     assert "tiles" in line and "one statement at a time" not in line, line
     ref, out = outputs_of_both_builds(path, tiled.source, openmp=False)
     assert out == ref
+
+
+def _random_time_steps(seed: int) -> str:
+    """A time loop over 2 to 4 sweeps, each writing one of four arrays from shifted reads of any
+    of them (in place or not), its loops over a margin of 1 or 2."""
+    r = random.Random(seed)
+    sweeps = []
+    for _ in range(r.randint(2, 4)):
+        reads = " + ".join(f"{r.choice(['0.25', '0.5', '0.125'])} * {r.choice('abcd')}[i + {r.choice([-1, 0, 1])}]"
+                           f"[j + {r.choice([-1, 0, 1])}]" for _ in range(r.randint(1, 4)))
+        lo, hi = r.choice([1, 2]), r.choice([1, 2])
+        sweeps.append(f"    for (int i = {lo}; i < n - {hi}; i++)\n      for (int j = {lo}; j < n - {hi}; j++)\n"
+                      f"        {r.choice('abcd')}[i][j] = {reads};")
+    body = "\n".join(sweeps)
+    return f"""#include <stdio.h>
+#define N 3000
+static double a[N][N], b[N][N], c[N][N], d[N][N];
+void step(int steps, int n, double a[N][N], double b[N][N], double c[N][N], double d[N][N]) {{
+  for (int t = 0; t < steps; t++) {{
+{body}
+  }}
+}}
+int main(void) {{
+  int sizes[][2] = {{{{2, 7}}, {{5, 37}}, {{13, 70}}}};
+  for (int s = 0; s < 3; s++) {{
+    int steps = sizes[s][0], n = sizes[s][1];
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {{
+        a[i][j] = ((i * 37 + j * 11) % 101) / 101.0; b[i][j] = ((i * 7 + j * 5) % 31) / 31.0;
+        c[i][j] = ((i + 3 * j) % 13) / 13.0; d[i][j] = ((5 * i + j) % 17) / 17.0;
+      }}
+    step(steps, n, a, b, c, d);
+    for (int i = 0; i < n; i += 2)
+      for (int j = 0; j < n; j += 3)
+        printf("%a %a %a %a\\n", a[i][j], b[i][j], c[i][j], d[i][j]);
+  }}
+  return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_time_steps_give_the_users_results(tmp_path, seed):
+    """Random sweeps per time step, split where legal (with the gain checks and without them),
+    bit for bit the user's loops' results."""
+    path = tmp_path / "steps.c"
+    path.write_text(_random_time_steps(seed))
+    for profitability in (True, False):
+        result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target="c", profitability=profitability))
+        ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+        assert out == ref, _line(result, "step")
