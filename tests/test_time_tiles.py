@@ -1,11 +1,14 @@
-"""Time tiles for stencils on one thread: a skewed band whose point loops run one statement of
-the time step at a time, each innermost loop a vector loop (statement_split.py), chosen over the
-user's vectorized loops where the data a time step sweeps exceed this core's share of the
-last-level cache (time_tiles.py). The outputs are bit for bit those of the user's loops: the
+"""Time tiles for stencils: a skewed band whose point loops run one statement of the time step at
+a time, each innermost loop a vector loop (statement_split.py), chosen over the user's vectorized
+loops where the data a time step sweeps exceed this core's share of the last-level cache
+(time_tiles.py): on one thread, and under threads as a wavefront of tiles where its code can be
+checked (else the parallel loops of each time step). The outputs are bit for bit those of the user's loops: the
 split reorders whole statement instances, never an operation inside one."""
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 
 import pytest
 
@@ -146,9 +149,36 @@ def test_time_steps_beyond_the_cache_are_tiled_with_their_statements_apart(tmp_p
 
 @pytest.mark.parametrize("program", [HEAT, WAVE])
 def test_under_threads_the_time_steps_parallel_loops_run(tmp_path, program):
+    # (a wavefront of these time tiles is too dear to check: the parallel loops of each step run)
     result, ref, out = optimized_and_both_outputs(tmp_path / "stencil.c", program, "openmp")
     assert any("original order kept instead of skewed tiles" in ln for ln in result.report), result.report
     assert out == ref
+
+
+def test_under_threads_time_tiles_run_as_a_wavefront(tmp_path, monkeypatch):
+    """fdtd-2d's time tiles, checked as a wavefront, run on two threads (the work thresholds are
+    off in tests), with the arrays beyond a last-level cache of 1 MiB."""
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+    import s2s.transforms.machine_options as machine_options
+
+    monkeypatch.setattr(machine_options, "llc_bytes", lambda topo: 1 << 20)
+    source = kernel_source(KERNELS["fdtd-2d"])
+    flags = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{source.parent}", "-DTMAX=12", "-DNX=300", "-DNY=340",
+             "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+    result = optimize_c_file(str(source), flags, PipelineOptions(mode="pluto", target="openmp"))
+    line = _line(result, "kernel_fdtd_2d")
+    assert "one statement at a time" in line and "wavefront of tiles" in line, line
+    generated = tmp_path / "fdtd.c"
+    generated.write_text(result.source)
+    outputs = []
+    for src, extra in ((source, []), (generated, ["-fopenmp"])):
+        exe = tmp_path / f"{len(outputs)}.exe"
+        subprocess.run(["cc", "-O2", "-ffp-contract=off", *flags, *extra, str(src),
+                        str(SUITE_ROOT / "utilities" / "polybench.c"), "-o", str(exe), "-lm"], check=True)
+        run = subprocess.run([str(exe)], capture_output=True, text=True, check=True,
+                             env={**os.environ, "OMP_NUM_THREADS": "2"})
+        outputs.append(run.stderr)
+    assert outputs[0] == outputs[1] and "begin dump" in outputs[0]
 
 
 def test_time_steps_within_the_cache_keep_the_users_loops(tmp_path):

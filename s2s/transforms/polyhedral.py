@@ -373,7 +373,10 @@ def _kernel_count(scop: Scop) -> int:
     return sum(1 for s in scop.statements if match_matmul(scop, s) is not None)
 
 
-def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice, tuple]:
+def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
+            time_tiles_under_threads: bool = True) -> tuple[Choice, tuple]:
+    """The code for ``scop`` and the kernels it runs (``time_tiles_under_threads``: False
+    where a wavefront of time tiles was tried under threads and did not come about)."""
     scheduled = found.schedule(scop, options)
     deps, scheduler, sched, why = scheduled.deps, scheduled.scheduler, scheduled.schedule, scheduled.failure
     if sched is None:
@@ -437,25 +440,28 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
     time_tiles = False   # (skewed tiles chosen over the original order's vector loops)
     if sched.skewed and not kernels and gain_rules:
         # Skewed tiles (time-tiled stencils) vectorize only where their point loops can run one
-        # statement at a time; under threads, the original order's parallel loops win.
+        # statement at a time, and beat the original order's loops only beyond the cache (under
+        # threads, as a wavefront of them).
         original = scheduler.original_order()
         if not any(r.parallel for r in original.rows) and any(
                 info.parallel_if_privatized for info in loop_info(scop, deps, distances=False)):
             # (a filter summing into a float it declares per pixel: the skew only works around that float)
             return Choice(None, "original code kept: skewed tiles would not vectorize, and the original order's "
                                 "loops are parallel but for temporaries they declare"), ()
-        if any(r.parallel for r in original.rows) and not options.parallel:
-            data = data_bytes(scop, scop.domains_within_extents())
-            if data is None or data <= options.llc_bytes:
-                return Choice(None, "original code kept: " + (
-                    "its data may stay in cache, where time tiles would not pay" if data is None else
-                    f"its {byte_size(data)} of data stay in this core's {byte_size(options.llc_bytes)} of the "
-                    f"last-level cache, where time tiles would not pay")), ()
-            time_tiles = True
-        elif any(r.parallel for r in original.rows):
+        original_parallel = any(r.parallel for r in original.rows)
+        data = data_bytes(scop, scop.domains_within_extents()) if original_parallel else None
+        beyond = data is not None and data > options.llc_bytes
+        if original_parallel and not options.parallel and not beyond:
+            return Choice(None, "original code kept: " + (
+                "its data may stay in cache, where time tiles would not pay" if data is None else
+                f"its {byte_size(data)} of data stay in this core's {byte_size(options.llc_bytes)} of the "
+                f"last-level cache, where time tiles would not pay")), ()
+        if original_parallel and options.parallel and not (beyond and time_tiles_under_threads):
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
             jams = _jams(scop, deps, sched, options)
+        else:
+            time_tiles = original_parallel
     # (the recipe's interchange and skew, on top of the rows the rules settled on: its steps
     # record those rows, and the reorder as steps of its own)
     settled = sched
@@ -482,7 +488,11 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
             plain += f"; {_simpler(what, tree_options)} (its code generation is too dear here)"
             tree_options, report, tree = simpler
             ast = _ast_within_budget(scop, tree, report)
-    if time_tiles and not report.split_bands:
+    # (under threads, time tiles pay as a wavefront of them; else the original order's parallel loops)
+    threads_instead = time_tiles and options.parallel
+    if time_tiles and not (report.split_bands and (report.wavefronts or not options.parallel)):
+        if threads_instead:
+            return _choose(scop, options, found, time_tiles_under_threads=False)
         return Choice(None, "original code kept: skewed tiles would not vectorize; the original "
                             "order's loops do"), ()
     if report.outer_jams:
@@ -497,9 +507,13 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
         parallel_only = parallel_only or (options.parallel and _untiled_loss(
             scop, as_run, original, parallel=False) is not None)
     if ast is None:
+        if threads_instead:
+            return _choose(scop, options, found, time_tiles_under_threads=False)
         return Choice(None, "original code kept: code generation for the new schedule is too dear here"), ()
     ok, how = check(deps, rows_map(scop, sched.rows), tree, sched.bands())
     if not ok:
+        if threads_instead:
+            return _choose(scop, options, found, time_tiles_under_threads=False)
         return Choice(None, f"original order kept: {how}"), ()
     fault = ast_fault(scop, deps, ast, _check_operations(report))
     # (too dear to check: without the wavefront of tiles, then with fewer chains jammed, then
@@ -515,6 +529,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found) -> tuple[Choice
                 break
             plain += f"; {text} (its code is too dear to check here)"
             fault = ast_fault(scop, deps, ast, _check_operations(report))
+    if threads_instead and (fault or not report.wavefronts):
+        return _choose(scop, options, found, time_tiles_under_threads=False)
     if fault:
         return Choice(None, f"original order kept: {fault}"), ()
     bands = ", ".join(str(len(b)) for b in sched.bands()) or "none"
