@@ -207,7 +207,7 @@ def test_a_later_statement_that_feeds_an_earlier_one_within_a_time_step_is_not_s
     assert statement_split(scop, scop.statements, rows_map(scop, outer + members), len(outer), deps.validity) is None
     scop, deps, outer, members = _band(tmp_path, HEAT)
     split = statement_split(scop, scop.statements, rows_map(scop, outer + members), len(outer), deps.validity)
-    assert split is not None and split.simd == (True, True)
+    assert split is not None and split.parallel == (True, True)
     # (and tiled without its gain checks, the relaxation keeps its fused point loops)
     path = tmp_path / "relax.c"
     path.write_text(RELAX)

@@ -31,18 +31,18 @@ class StatementSplit:
     and per statement whether its innermost point loop is parallel."""
 
     statements: tuple[Statement, ...]
-    simd: tuple[bool, ...]
+    parallel: tuple[bool, ...]
 
 
 def statement_split(scop: Scop, stmts: list[Statement], times: isl.UnionMap, first: int,
                     validity: isl.UnionMap) -> StatementSplit | None:
     """How the point loops of a band may run one statement at a time: ``times`` maps each
     statement to the schedule's rows down to the band's point members in the order the code runs
-    them, the outermost at ``first``. None when that is not legal, or gains no SIMD loop (every
+    them, the outermost at ``first``. None when that is not legal, or gains no vector loop (every
     statement's innermost point loop carries a dependence)."""
     ordered = sorted(stmts, key=scop.statements.index)
     at = {s.name: k for k, s in enumerate(ordered)}
-    simd = [True] * len(ordered)
+    parallel = [True] * len(ordered)
     for a in ordered:
         for b in ordered:
             between = validity.intersect_domain(isl.UnionSet.from_set(a.domain)).intersect_range(
@@ -52,10 +52,10 @@ def statement_split(scop: Scop, stmts: list[Statement], times: isl.UnionMap, fir
                 if at[a.name] > at[b.name] and not _zero(tied, [first]).is_empty():
                     return None
                 if a is b and not _zero(tied, range(first, deltas.dim(isl.dim_type.set) - 1)).is_empty():
-                    simd[at[a.name]] = False
-    if not any(simd):
+                    parallel[at[a.name]] = False
+    if not any(parallel):
         return None
-    return StatementSplit(tuple(ordered), tuple(simd))
+    return StatementSplit(tuple(ordered), tuple(parallel))
 
 
 def _deltas(dependences: isl.UnionMap, times: isl.UnionMap) -> list[isl.Set]:

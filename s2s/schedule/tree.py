@@ -529,7 +529,7 @@ def _split_points(tiles: isl.ScheduleNode, split: StatementSplit) -> isl.Schedul
     for st in split.statements:
         filters = filters.add(isl.UnionSet.from_set(st.domain))
     node = point.insert_sequence(filters)
-    for k, parallel in enumerate(split.simd):
+    for k, parallel in enumerate(split.parallel):
         band = node.child(k).child(0).band_member_set_coincident(inner - 1, 1 if parallel else 0)
         node = band.parent().parent()   # the sequence again
     while node.get_tree_depth() > depth:

@@ -1,5 +1,5 @@
-"""Whether time tiles pay on one thread: where the data a stencil sweeps each time step leave the
-last-level cache.
+"""Whether time tiles pay: where the data a stencil sweeps each time step leave the last-level
+cache.
 
 A time-tiled stencil (a skewed band whose point loops run one statement at a time, vectorized:
 ``s2s/schedule/statement_split.py``) reads each tile's data from the L1 and L2 caches for many
