@@ -189,6 +189,43 @@ def test_time_steps_within_the_cache_keep_the_users_loops(tmp_path):
     assert out == ref
 
 
+# The same diffusion on arrays the caller allocates, of a size known only at run time.
+HEAT_ALLOCATED = """
+#include <stdio.h>
+#include <stdlib.h>
+void diffuse(int steps, int n, double kappa, double (*u)[n], double (*v)[n]) {
+  for (int t = 0; t < steps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        v[i][j] = u[i][j] + kappa * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1] - 4.0 * u[i][j]);
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        u[i][j] = v[i][j];
+  }
+}
+int main(void) {
+  int n = 57;
+  double (*u)[n] = malloc(sizeof(double) * n * n), (*v)[n] = malloc(sizeof(double) * n * n);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      u[i][j] = v[i][j] = ((i * 37 + j * 11) % 101) / 101.0;
+  diffuse(9, n, 0.1, u, v);
+  for (int i = 0; i < n; i += 3)
+    for (int j = 0; j < n; j += 5)
+      printf("%a\\n", u[i][j]);
+  free(u); free(v);
+  return 0;
+}
+"""
+
+
+def test_time_steps_of_a_size_known_only_at_run_time_keep_the_users_loops(tmp_path):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "allocated.c", HEAT_ALLOCATED, "c")
+    line = _line(result, "diffuse")
+    assert "left as is" in line and "its data may stay in cache" in line, line
+    assert out == ref
+
+
 def _band(tmp_path, program: str):
     path = tmp_path / "k.c"
     path.write_text(program)
