@@ -189,7 +189,7 @@ def test_time_steps_within_the_cache_keep_the_users_loops(tmp_path):
     assert out == ref
 
 
-# The same diffusion on arrays the caller allocates, of a size known only at run time.
+# A 5-point diffusion on arrays the caller allocates, of a size known only at run time.
 HEAT_ALLOCATED = """
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,26 +204,37 @@ void diffuse(int steps, int n, double kappa, double (*u)[n], double (*v)[n]) {
   }
 }
 int main(void) {
-  int n = 57;
-  double (*u)[n] = malloc(sizeof(double) * n * n), (*v)[n] = malloc(sizeof(double) * n * n);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      u[i][j] = v[i][j] = ((i * 37 + j * 11) % 101) / 101.0;
-  diffuse(9, n, 0.1, u, v);
-  for (int i = 0; i < n; i += 3)
-    for (int j = 0; j < n; j += 5)
-      printf("%a\\n", u[i][j]);
-  free(u); free(v);
+  for (int n = 57; n <= 400; n += 343) {
+    double (*u)[n] = malloc(sizeof(double) * n * n), (*v)[n] = malloc(sizeof(double) * n * n);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        u[i][j] = v[i][j] = ((i * 37 + j * 11) % 101) / 101.0;
+    diffuse(9, n, 0.1, u, v);
+    for (int i = 0; i < n; i += 3)
+      for (int j = 0; j < n; j += 5)
+        printf("%a\\n", u[i][j]);
+    free(u); free(v);
+  }
   return 0;
 }
 """
 
 
-def test_time_steps_of_a_size_known_only_at_run_time_keep_the_users_loops(tmp_path):
+def test_time_steps_of_a_size_known_only_at_run_time_are_tiled_where_they_leave_the_cache(tmp_path, monkeypatch):
+    """A test at run time chooses: the time tiles for 400 x 400 (2.4 MiB, beyond a last-level
+    cache of 1 MiB), the user's loops for 57 x 57; both print the user's results."""
+    import s2s.transforms.machine_options as machine_options
+
+    monkeypatch.setattr(machine_options, "llc_bytes", lambda topo: 1 << 20)
     result, ref, out = optimized_and_both_outputs(tmp_path / "allocated.c", HEAT_ALLOCATED, "c")
     line = _line(result, "diffuse")
-    assert "left as is" in line and "its data may stay in cache" in line, line
+    assert "one statement at a time" in line and "only where its data exceed 1.0 MiB (run-time test)" in line, line
+    assert "> 1048576.0" in result.source
     assert out == ref
+    # (under threads, the parallel loops of each time step, whatever the size)
+    threaded, ref, out = optimized_and_both_outputs(tmp_path / "threads.c", HEAT_ALLOCATED, "openmp")
+    assert "original order kept instead of skewed tiles" in _line(threaded, "diffuse")
+    assert "1048576.0" not in threaded.source and out == ref
 
 
 def _band(tmp_path, program: str):

@@ -30,7 +30,7 @@ from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
-from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes
+from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, data_test
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -100,6 +100,8 @@ class Choice:
     min_team_start_work: int = 0      # what the SCoP needs to start the threads (work_guard.team_test)
     min_team_wake_work: int = 0       # and to wake them once they sleep
     min_wavefront_work: int = 0       # what it needs for its wavefront of tiles to run on threads
+    data_test: ex.Expr | None = None  # a run-time condition for ``schedule``'s code besides the work:
+                                      # its arrays exceed the last-level cache (time_tiles.py)
     parallel_only: bool = False       # the schedule gains only where a parallel region runs (on one
                                       # thread it walks memory no better than the user's loops)
     wavefront: bool = False           # its parallelism is a wavefront of tiles
@@ -220,7 +222,9 @@ def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
             return dataclasses.replace(sequential, note=f"{sequential.note}; only a wavefront of tiles would run "
                                                         f"in parallel, and its tiles gain nothing on one thread",
                                        parallel=options.parallel, work=work)
-        if sequential.expansion is None and not _same_order(sequential.schedule, choice.schedule):
+        # (an alternative is taken where no region runs in parallel, whatever its own tests say)
+        if (sequential.expansion is None and sequential.data_test is None
+                and not _same_order(sequential.schedule, choice.schedule)):
             choice = dataclasses.replace(choice, sequential=sequential, sequential_steps=sequential.steps)
     return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
                                min_region_work=options.thresholds.parallel,
@@ -438,6 +442,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     parallel_only = gain_rules and options.parallel and not kernels and _not_worth_regenerating(
         scop, sched, scheduler, dataclasses.replace(options, parallel=False), streaming) is not None
     time_tiles = False   # (skewed tiles chosen over the original order's vector loops)
+    beyond_test = None   # (the run-time test that chooses them where sizes are not known)
     if sched.skewed and not kernels and gain_rules:
         # Skewed tiles (time-tiled stencils) vectorize only where their point loops can run one
         # statement at a time, and beat the original order's loops only beyond the cache (under
@@ -451,11 +456,17 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
         original_parallel = any(r.parallel for r in original.rows)
         data = data_bytes(scop, scop.domains_within_extents()) if original_parallel else None
         beyond = data is not None and data > options.llc_bytes
-        if original_parallel and not options.parallel and not beyond:
-            return Choice(None, "original code kept: " + (
-                "its data may stay in cache, where time tiles would not pay" if data is None else
-                f"its {byte_size(data)} of data stay in this core's {byte_size(options.llc_bytes)} of the "
-                f"last-level cache, where time tiles would not pay")), ()
+        if original_parallel and not options.parallel and data is None:
+            # (sizes known only at run time: the time tiles where the arrays turn out larger; not
+            # on a rewriting's arrays, such as a scratch array expanded along time)
+            beyond_test = data_test(scop, options.llc_bytes) if scop.origin is None else None
+            if beyond_test is None:
+                return Choice(None, "original code kept: the size of its data is not known, and time "
+                                    "tiles pay only beyond the cache"), ()
+        elif original_parallel and not options.parallel and not beyond:
+            return Choice(None, f"original code kept: its {byte_size(data)} of data stay in this core's "
+                                f"{byte_size(options.llc_bytes)} of the last-level cache, where time tiles "
+                                f"would not pay"), ()
         if original_parallel and options.parallel and not (beyond and time_tiles_under_threads):
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
             parallel_only, streaming = True, frozenset()   # (the original order has no band)
@@ -538,10 +549,12 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     tiles = f", {'; '.join(dict.fromkeys(report.notes))}" if report.notes else ""
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
+    if beyond_test is not None:
+        plain += f"; time tiles only where its data exceed {byte_size(options.llc_bytes)} (run-time test)"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
-                  wavefront=report.wavefronts > 0,
+                  wavefront=report.wavefronts > 0, data_test=beyond_test,
                   steps=steps_taken(scop, settled, report, kernels, jams if report.outer_jams else (),
                                     report.outer_jam_factor, reordered.applied), refused=refused), kernels
 

@@ -154,6 +154,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
             guard = work_guard if guard is None else Binary("&&", work_guard, guard)
+        if choice.data_test is not None:
+            guard = choice.data_test if guard is None else Binary("&&", choice.data_test, guard)
         if expansion is not None and expansion.allocated is not None:
             guard = expansion.allocated if guard is None else Binary("&&", guard, expansion.allocated)
         if parallel_test is not None:
@@ -162,7 +164,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             # the original code, under the same scope, for arrays that do overlap at run time
             # (or expanded arrays that could not be allocated, or too little work)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
-            on_work = work_guard is not None or parallel_test is not None
+            on_work = work_guard is not None or parallel_test is not None or choice.data_test is not None
             new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
                                                             original, likely=not on_work, balanced=on_work,

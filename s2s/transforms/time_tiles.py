@@ -7,7 +7,8 @@ time steps, where the user's order streams all of its arrays once per time step.
 runs at the speed of the cache the arrays fit in; the tiles' partial edges, shorter vector
 loops and skewed bounds cost a share of the time whatever the sizes. So the tiles gain where the
 arrays come from memory (or from a last-level cache shared with another core's traffic), and
-lose where they stay within this core's share of the last-level cache.
+lose where they stay within this core's share of the last-level cache. Where the arrays' sizes
+are parameters, a test at run time chooses (``data_test``).
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop
 from s2s.ir.data import Array
+from s2s.ir.expr import Binary, Const, Expr
+from s2s.transforms.work_guard import set_work
 
 DEFAULT_LLC_BYTES = 8 * 1024 * 1024   # a core's share of the last-level cache, where it is not known
 
@@ -23,17 +26,8 @@ def data_bytes(scop: Scop, domains: dict[str, isl.Set]) -> int | None:
     """Bytes of the arrays the SCoP's statements touch over ``domains`` (per array, the box that
     bounds the elements its accesses reach, times the element's size); None where a box is not
     bounded by constants or an element's size is not known."""
-    reached: dict[str, isl.Set] = {}
-    for st in scop.statements:
-        for _, access in st.accesses:
-            name = access.get_tuple_name(isl.dim_type.out)
-            image = access.intersect_domain(domains[st.name]).range()
-            reached[name] = image if name not in reached else reached[name].union(image)
     total = 0
-    for name, elements in reached.items():
-        array = scop.sdfg.container_map.get(name)
-        if not isinstance(array, Array):
-            continue    # (scalars live in registers)
+    for array, elements in _reached(scop, domains):
         if array.dtype.bits <= 0:
             return None
         size = array.dtype.bits // 8
@@ -44,6 +38,34 @@ def data_bytes(scop: Scop, domains: dict[str, isl.Set]) -> int | None:
             size *= max(high.to_python() - low.to_python() + 1, 0)
         total += size
     return total
+
+
+def data_test(scop: Scop, llc_bytes: int) -> Expr | None:
+    """The run-time condition that the arrays the SCoP's statements touch exceed ``llc_bytes``
+    (per array, a bound of the elements its accesses reach, in the parameters, times the
+    element's size); None where no such bound is known."""
+    total: Expr | None = None
+    for array, elements in _reached(scop, {st.name: st.domain for st in scop.statements}):
+        work = set_work([elements], scop.context)
+        count = work.expr if work.count is None else Const(f"{float(work.count):.1f}")
+        if array.dtype.bits <= 0 or count is None:
+            return None
+        size = Binary("*", Const(f"{array.dtype.bits // 8}.0"), count)
+        total = size if total is None else Binary("+", total, size)
+    return None if total is None else Binary(">", total, Const(f"{float(llc_bytes):.1f}"))
+
+
+def _reached(scop: Scop, domains: dict[str, isl.Set]) -> list[tuple[Array, isl.Set]]:
+    """Per array the statements touch over ``domains``, the elements their accesses reach
+    (scalars live in registers and do not count)."""
+    reached: dict[str, isl.Set] = {}
+    for st in scop.statements:
+        for _, access in st.accesses:
+            name = access.get_tuple_name(isl.dim_type.out)
+            image = access.intersect_domain(domains[st.name]).range()
+            reached[name] = image if name not in reached else reached[name].union(image)
+    return [(array, elements) for name, elements in reached.items()
+            if isinstance(array := scop.sdfg.container_map.get(name), Array)]
 
 
 def byte_size(size: int) -> str:
