@@ -172,12 +172,18 @@ def _kernel(source: str, name: str) -> str:
     return source[source.index(f"void {name}("):source.index("int main(")]
 
 
+def _jammed(path, program: str, function: str, target: str):
+    """``program`` optimized for ``target``: the report line of ``function``, its generated code,
+    and the outputs of both builds."""
+    result, ref, out = optimized_and_both_outputs(path, program, target)
+    line = next(ln for ln in result.report if f": {function}: " in ln)
+    return line, _kernel(result.source, function), ref, out
+
+
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_rows_are_jammed_over_the_loops_inside_them(tmp_path, target):
-    result, ref, out = optimized_and_both_outputs(tmp_path / "project.c", BACK_PROJECTION, target)
-    line = next(ln for ln in result.report if ": back_project: " in ln)
+    line, kernel, ref, out = _jammed(tmp_path / "project.c", BACK_PROJECTION, "back_project", target)
     assert "loop unroll-and-jam 8 over the loops inside it" in line, line
-    kernel = _kernel(result.source, "back_project")
     # eight rows' sums in locals, in a loop over x with no guard (the whole groups of rows)
     assert len(re.findall(r"float rows_r\d+ = rows\[", kernel)) >= 8, kernel
     assert out == ref
@@ -185,11 +191,9 @@ def test_rows_are_jammed_over_the_loops_inside_them(tmp_path, target):
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_a_single_sum_per_row_is_jammed_where_groups_are_whole(tmp_path, target):
-    result, ref, out = optimized_and_both_outputs(tmp_path / "rows.c", WEIGHTED_ROWS, target)
-    line = next(ln for ln in result.report if ": weighted_rows: " in ln)
+    line, kernel, ref, out = _jammed(tmp_path / "rows.c", WEIGHTED_ROWS, "weighted_rows", target)
     # (one chain per row: eight rows, as many chains as multiply-adds in flight)
     assert "unroll-and-jam 8 into a loop that carries a chain of updates" in line, line
-    kernel = _kernel(result.source, "weighted_rows")
     assert len(re.findall(r"double sums_r\d+ = sums\[", kernel)) == 8, kernel
     assert out == ref
 
@@ -229,10 +233,8 @@ int main(void) {
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_two_sums_per_row_are_jammed_as_half_as_many_rows(tmp_path, target):
     # (two chains per row: four rows make the eight chains in flight)
-    result, ref, out = optimized_and_both_outputs(tmp_path / "two.c", TWO_SUMS_PER_ROW, target)
-    line = next(ln for ln in result.report if ": two_sums: " in ln)
+    line, kernel, ref, out = _jammed(tmp_path / "two.c", TWO_SUMS_PER_ROW, "two_sums", target)
     assert "unroll-and-jam 4 into a loop that carries a chain of updates" in line, line
-    kernel = _kernel(result.source, "two_sums")
     assert len(re.findall(r"double sums_r\d+ = sums\[", kernel)) == 4, kernel
     assert out == ref
 
