@@ -41,9 +41,18 @@ def s2s_cc_path() -> Path:
     raise FileNotFoundError("s2s-cc not found (install the project: pip install -e .)")
 
 
+# where s2s keeps state (its cache of optimized files): tests/conftest.py gives each test its own
+STATE_VARIABLES = ("S2S_CACHE", "S2S_CACHE_DIR")
+
+
+def without_settings(env: dict[str, str] | os._Environ = os.environ) -> dict[str, str]:
+    """``env`` without S2S_* settings (the test's own state directories stay)."""
+    return {k: v for k, v in env.items() if not k.startswith("S2S_") or k in STATE_VARIABLES}
+
+
 def s2s_env(keep_dir: Path | None = None, mode: str = "identity", **extra: str) -> dict[str, str]:
     """Environment for an ``s2s-cc`` run: inherited, minus stray S2S_* settings, plus ours."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("S2S_")}
+    env = without_settings()
     env["S2S_MODE"] = mode
     env["S2S_CC"] = REAL_CC
     if keep_dir is not None:
@@ -53,7 +62,7 @@ def s2s_env(keep_dir: Path | None = None, mode: str = "identity", **extra: str) 
 
 
 def plain_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("S2S_")}
+    return without_settings()
 
 
 def compile_c(compiler: str | Path, args: list[str], cwd: Path, env: dict[str, str] | None = None,

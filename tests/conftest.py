@@ -6,7 +6,7 @@ tests that would be every SCoP. Tests are about what the optimizer makes of a lo
 run without those thresholds; ``tests/test_work_guard.py`` sets them where it tests them.
 
 ``s2s tune`` stores what it finds in the recipe database: in tests, one of the test's own, never
-the user's.
+the user's. So does ``s2s-cc``'s cache of optimized files: each test has its own, empty.
 """
 import pytest
 
@@ -20,3 +20,8 @@ def _no_work_thresholds(monkeypatch):
 @pytest.fixture(autouse=True)
 def _own_recipe_database(monkeypatch, tmp_path):
     monkeypatch.setenv("S2S_RECIPE_DB", str(tmp_path / "recipes.sqlite"))
+
+
+@pytest.fixture(autouse=True)
+def _own_compile_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2S_CACHE", str(tmp_path / "s2s-cc-cache"))

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from c_build import without_settings
+
 from s2s.driver import cc as cc_mod
 from s2s.driver import command_line as cl_mod
 from s2s.driver import settings as settings_mod
@@ -25,7 +27,7 @@ NOTE = "s2s-cc: note:"
 
 # ---- helpers ---------------------------------------------------------------------------------------
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("S2S_")}
+    env = without_settings()
     env["S2S_CC"] = "cc"
     env["PATH"] = f"{S2S_CC.parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(extra)
@@ -313,7 +315,7 @@ def test_cpp_args_handed_to_pipeline(tmp_path, monkeypatch):
     src = write(tmp_path / "k.c", "int k(void) { int s = 0; for (int i = 0; i < KV; i++) s += i; return s; }\n")
     seen = {}
 
-    def fake(path, cpp_args, options):
+    def fake(path, cpp_args, options, preprocessed=None):
         seen.update(path=str(path), cpp_args=list(cpp_args), options=options)
         return pipeline.PipelineResult(source=f'#line 1 "{path}"\n' + Path(path).read_text(), changed=False)
 
@@ -321,6 +323,7 @@ def test_cpp_args_handed_to_pipeline(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for var in [v for v in os.environ if v.startswith("S2S_")]:
         monkeypatch.delenv(var)
+    monkeypatch.setenv("S2S_CACHE_DIR", str(tmp_path / "cache"))   # (not the user's)
     # --s2s-timeout=0 keeps the optimize step in this process (with a limit it runs in a child)
     rc = cc_mod.main(["--s2s-cc=cc", "--s2s-timeout=0", "--s2s-target=openmp", "-DKV=3", "-c", "-Wall", "-I", "inc",
                       "-O2", src.name, "-lm", "-o", "k.o"])

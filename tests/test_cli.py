@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from c_build import without_settings
+
 from s2s import __version__, cli
 from s2s.errors import ParseError, S2SError, SourceLocation
 
@@ -32,7 +34,7 @@ int main(void) {
 
 
 def env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("S2S_")}
+    return without_settings()
 
 
 def s2s(args, cwd: Path) -> subprocess.CompletedProcess:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from c_build import without_settings
+
 from polybench import registry
 from s2s.perf import machine as M
 from s2s.perf.instrument import PRELUDE, find_regions, timing_source
@@ -339,7 +341,7 @@ def test_json_csv_and_plot(tmp_path, machine):
 
 
 def test_cli_profile(tmp_path, machine):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("S2S_")}
+    env = without_settings()
     r = subprocess.run([str(S2S), "profile", "--polybench", "atax", "--dataset", "MINI", "--repeat", "1",
                         "--machine", str(machine.path), "--hw-counters", "off", "--json", "-",
                         "--plot", str(tmp_path / "r.svg"), "--optimized"],

@@ -133,12 +133,14 @@ def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str
 
 
 def lift_c_file(path: str | Path, cpp_args: Seq[str] = (), compiler: str = "cc",
-                text: str | None = None) -> tuple[TranslationUnit, list[str]]:
-    """Preprocess, parse and lift one C file (``text``: its contents, if already read)."""
+                text: str | None = None, preprocessed: str | None = None) -> tuple[TranslationUnit, list[str]]:
+    """Preprocess, parse and lift one C file (``text``: its contents, ``preprocessed``: what
+    ``preprocess`` gives for it, if already known)."""
     path = str(path)
     if text is None:
         text = Path(path).read_text(errors="surrogateescape")
-    preprocessed = preprocess(path, cpp_args, compiler)
+    if preprocessed is None:
+        preprocessed = preprocess(path, cpp_args, compiler)
     try:
         ast = parse(preprocessed, path)
     except ParseError as exc:

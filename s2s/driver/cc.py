@@ -232,14 +232,21 @@ class _Build:
         return True
 
     def _optimize(self, source: InputFile) -> PipelineResult:
-        from pathlib import Path
-
-        from s2s.driver.pipeline import optimize_c_file
-
         cfg = self.cfg
         cpp_args = self.cl.cpp_args(source)
+        options = cfg.pipeline_options()
+        cache, key, preprocessed = self._cache_entry(source, cpp_args, options)
+        if cache is not None:
+            result = cache.load(key)
+            if result is not None:
+                if cfg.report:
+                    result.full_report = [*result.full_report,
+                                          f"{source.path}: what the optimize step made of it before (cache {cfg.cache_dir})"]
+                return result
 
         def work() -> PipelineResult:
+            from s2s.driver.pipeline import optimize_c_file
+
             if cfg.inject_fault == "pipeline":
                 raise RuntimeError("injected fault (S2S_INJECT_FAULT=pipeline)")
             if cfg.inject_fault == "timeout":
@@ -250,9 +257,33 @@ class _Build:
                 deadline = time.monotonic() + cfg.timeout + 30
                 while time.monotonic() < deadline:
                     time.sleep(0.05)
-            return optimize_c_file(str(source.path), cpp_args, cfg.pipeline_options())
+            return optimize_c_file(str(source.path), cpp_args, options, preprocessed=preprocessed)
 
-        return run_with_time_limit(work, cfg.timeout)
+        result = run_with_time_limit(work, cfg.timeout)
+        if cache is not None:
+            cache.store(key, result)
+        return result
+
+    def _cache_entry(self, source: InputFile, cpp_args: list[str], options):
+        """(cache, key, preprocessed text) for this file, or Nones where no cache applies: none
+        asked for, recipes from a database that changes, a fault injected, a file that does not
+        preprocess (the optimize step says why)."""
+        cfg = self.cfg
+        if cfg.cache_dir is None or cfg.tune != "off" or cfg.inject_fault or cfg.mode == "off":
+            return None, None, None
+        from frontends.c.preprocess import preprocess
+        from s2s.driver import compile_cache
+        from s2s.errors import S2SError
+
+        try:
+            text = _read_text(source.path)
+            preprocessed = preprocess(source.path, cpp_args, options.compiler)
+        except (OSError, S2SError):
+            return None, None, None
+        key = compile_cache.cache_key(text=text, preprocessed=preprocessed, path=str(source.path),
+                                      cpp_args=cpp_args, options=options, env=self.env,
+                                      extra_files=[cfg.recipes] if cfg.recipes else ())
+        return compile_cache.CompileCache(cfg.cache_dir, cfg.cache_size), key, preprocessed
 
     def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult) -> str:
         """Compile the pipeline's text; returns "" on success, else why it failed."""

@@ -55,9 +55,11 @@ class PipelineResult:
                                                           # its line (what --report prints)
 
 
-def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions) -> PipelineResult:
+def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions,
+                    preprocessed: str | None = None) -> PipelineResult:
     """Optimize one C file. ``cpp_args`` are the user's preprocessor flags (-D -U -I -include -std ...).
     ``path`` is used verbatim in ``#line`` directives (so ``./a.c`` stays ``./a.c`` for ``__FILE__``).
+    ``preprocessed``: the file's text preprocessed with them, where the caller has it already.
 
     Raises ``s2s.errors.S2SError`` (or anything else on an internal bug): callers fall back.
     """
@@ -74,40 +76,41 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
     from frontends.c import lift_c_file
     from s2s.ir import contains_loop, serialize
-    from s2s.transforms import optimize_options, regenerate_scops
 
-    unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text)
+    unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text,
+                                        preprocessed=preprocessed)
     replacements: list[Replacement] = []
     helpers: list[dict[str, str]] = []
     report: list[str] = []
     recipes: list = []
     full_report: list[str] = []
-    opts = book = lender = None
-    if options.mode == "pluto":
-        from s2s.transforms.decisions import describe
-        from s2s.tuning import RecipeBook, ScopRecipe
-
-        opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp", options.kernels,
-                                options.profitability)
-        book = RecipeBook.load(options.recipes) if options.recipes else None
-        lender = _lender(options, full_report) if options.tune != "off" else None
-    recording = opts is not None and (options.record_recipes or options.report or book is not None
-                                      or lender is not None or options.time_nests)
+    pluto: _PlutoSetup | None = None
     timers = None
-    if options.time_nests and opts is not None:
-        from s2s.driver.nest_timers import NestTimers
-
-        timers = NestTimers()
     for sdfg in unit.functions:
         timed: dict[int, list[str]] = {}
         if options.mode in ("isl", "pluto"):
-            choose = _chooser(opts, book, lender, sdfg, full_report, path_text) if opts else None
-            new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording)
+            scops = _scops(sdfg)
+            if not scops:
+                continue   # (the optimizer and its libraries load only for a file that has a SCoP)
+            from s2s.transforms import regenerate_scops
+
+            if options.mode == "pluto" and pluto is None:
+                pluto = _PlutoSetup(options, full_report)
+                if options.time_nests:
+                    from s2s.driver.nest_timers import NestTimers
+
+                    timers = NestTimers()
+            recording = pluto is not None and pluto.recording
+            choose = _chooser(pluto.opts, pluto.book, pluto.lender, sdfg, full_report, path_text) if pluto else None
+            new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording, scops=scops)
             for o in outcomes:
                 verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
                 report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
                 full_report.append(report[-1])
                 if recording:
+                    from s2s.transforms.decisions import describe
+                    from s2s.tuning import ScopRecipe
+
                     recipes.append(ScopRecipe(o.scop_id, sdfg.name, o.line, o.steps))
                     full_report.append(f"{path_text}:{o.line}: {sdfg.name}: recipe {o.scop_id}: {describe(o.steps)}")
             original = {id(n) for n in sdfg.body.children}
@@ -151,6 +154,33 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         recipes=recipes,
         full_report=full_report,
     )
+
+
+def _scops(sdfg) -> list:
+    """The SCoPs of ``sdfg`` (none without a counted loop: isl is not even loaded)."""
+    from s2s.ir import For, walk
+
+    if not any(isinstance(n, For) for n in walk(sdfg.body)):
+        return []
+    from s2s.analysis.scop import find_scops
+
+    return find_scops(sdfg)
+
+
+class _PlutoSetup:
+    """What the Pluto-style optimizer needs for a file, made for the first SCoP: its options on
+    this machine, the recipes to replay or lend, whether steps are recorded."""
+
+    def __init__(self, options: PipelineOptions, report: list[str]):
+        from s2s.transforms import optimize_options
+        from s2s.tuning import RecipeBook
+
+        self.opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp",
+                                     options.kernels, options.profitability)
+        self.book = RecipeBook.load(options.recipes) if options.recipes else None
+        self.lender = _lender(options, report) if options.tune != "off" else None
+        self.recording = (options.record_recipes or options.report or self.book is not None
+                          or self.lender is not None or options.time_nests)
 
 
 def _chooser(opts, book, lender, sdfg, report: list[str], path: str):

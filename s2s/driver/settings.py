@@ -33,6 +33,11 @@ flag                environment            meaning
 ``--s2s-align-loops=N`` ``S2S_ALIGN_LOOPS=N``  loops of a file s2s rewrote start on N-byte boundaries
                                            (gcc and clang's ``-falign-loops=N``; default 64, 0: the
                                            compiler's default); unless the user sets it
+``--s2s-cache=D``   ``S2S_CACHE=D``        where what the optimize step made of a file is kept for
+                                           rebuilds (compile_cache.py; default
+                                           ``$XDG_CACHE_HOME/s2s/cc``, else ``~/.cache/s2s/cc``);
+                                           ``off``: no cache
+``--s2s-cache-size=N`` ``S2S_CACHE_SIZE=N``  the cache's limit (``512M`` by default; ``k``/``M``/``G``)
 ``--s2s-disable``   ``S2S_DISABLE=1``      pure pass-through to the real compiler
 (none)              ``S2S_INJECT_FAULT=W`` testing hook: ``pipeline`` raises inside the optimize step,
                                            ``timeout`` makes it hang, ``compile`` makes the generated
@@ -59,7 +64,7 @@ DEFAULT_ALIGN_LOOPS = 64
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
-                "profitability", "align-loops", "recipes", "tune", "tune-exclude")
+                "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable", "time-nests")
@@ -85,6 +90,8 @@ class DriverSettings:
     report: bool = False
     time_nests: bool = False
     keep_dir: str | None = None
+    cache_dir: str | None = None     # None: no cache
+    cache_size: int = 512 * 1024 * 1024
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
     align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
     disable: bool = False
@@ -217,6 +224,23 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
             align_loops = DEFAULT_ALIGN_LOOPS
             warnings.append(f"{origin}={value!r} is not 0 or a power of two; using {DEFAULT_ALIGN_LOOPS}")
 
+    from s2s.driver import compile_cache
+
+    cache_dir: str | None = str(compile_cache.default_directory(env))
+    value, _ = raw("cache")
+    if value is not None and value.lower() in _FALSE:
+        cache_dir = None
+    elif value:
+        cache_dir = os.path.expanduser(value)
+    cache_size = compile_cache.DEFAULT_MAX_BYTES
+    value, origin = raw("cache-size")
+    if value:
+        try:
+            cache_size = compile_cache.parse_size(value)
+        except ValueError:
+            warnings.append(f"{origin}={value!r} is not a size (such as 512M or 2G); "
+                            f"using {compile_cache.DEFAULT_MAX_BYTES >> 20}M")
+
     keep, _ = raw("keep")
     recipes, _ = raw("recipes")
     fault = env.get("S2S_INJECT_FAULT") or None
@@ -238,6 +262,8 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         report=boolean("report"),
         time_nests=boolean("time-nests"),
         keep_dir=keep or None,
+        cache_dir=cache_dir,
+        cache_size=cache_size,
         timeout=timeout,
         align_loops=align_loops,
         disable=boolean("disable"),

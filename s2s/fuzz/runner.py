@@ -99,7 +99,8 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
         return Outcome(INVALID, "the reference does not build: " + _first_line(r.stderr))
     cc_env = _clean_env()
     cc_env.update(env)
-    cc_env.update(S2S_MODE="pluto", S2S_REPORT="1", S2S_KEEP=str(workdir / "kept"))
+    # (every program is new: the cache would only fill up)
+    cc_env.update(S2S_MODE="pluto", S2S_REPORT="1", S2S_KEEP=str(workdir / "kept"), S2S_CACHE="off")
     command = [options.s2s_cc or s2s_cc_path(), options.cc, "-O2", *CFLAGS]
     if options.target == "openmp":
         command.append("-fopenmp")

@@ -33,6 +33,7 @@ from typing import Callable
 from s2s.perf import bounds as B
 from s2s.perf import microbench as M
 from s2s.perf.topology import Topology, current_load, format_bytes, read_topology
+from s2s.user_cache import cache_dir
 
 SCHEMA = "s2s-machine/1"
 LEVELS = ("L1", "L2", "L3", "DRAM")
@@ -42,14 +43,6 @@ Progress = Callable[[str], None]
 
 
 # --- where the profile lives -------------------------------------------------------------------------
-
-def cache_dir() -> Path:
-    """``$S2S_CACHE_DIR``, else ``$XDG_CACHE_HOME/s2s``, else ``~/.cache/s2s``."""
-    if os.environ.get("S2S_CACHE_DIR"):
-        return Path(os.environ["S2S_CACHE_DIR"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "s2s"
-
 
 def host_name() -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", platform.node() or "localhost")

@@ -49,14 +49,16 @@ def _outcome(scop: Scop, ident: str, applied: bool, reason: str, steps: tuple[St
 
 
 def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = None,
-                     ids: bool = False) -> tuple[SDFG, list[ScopOutcome]]:
+                     ids: bool = False, scops: list[Scop] | None = None) -> tuple[SDFG, list[ScopOutcome]]:
     """``sdfg`` with every SCoP rebuilt by isl code generation from ``choose(scop)`` (without a
     chooser: the original schedule; a chooser that returns None leaves the SCoP as written). ``source`` is the file's text: a SCoP made of several top-level statements
-    is only replaced when nothing but blanks and comments separates them."""
+    is only replaced when nothing but blanks and comments separates them. ``scops``: those
+    ``find_scops(sdfg)`` gives, where the caller has them."""
     outcomes: list[ScopOutcome] = []
     body = sdfg.body
     containers = list(sdfg.containers)
-    scops = find_scops(sdfg)
+    if scops is None:
+        scops = find_scops(sdfg)
     # (the ids print every domain and access: 0.1 s for adi's 27 statements, which a build
     # without recipes or a report does not pay)
     for scop, ident in zip(scops, numbered_scop_ids(sdfg.name, scops) if ids else [""] * len(scops)):

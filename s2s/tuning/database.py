@@ -79,7 +79,7 @@ def default_path() -> Path:
     """``$S2S_RECIPE_DB``, else ``recipes.sqlite`` in s2s's cache directory."""
     if os.environ.get("S2S_RECIPE_DB"):
         return Path(os.environ["S2S_RECIPE_DB"]).expanduser()
-    from s2s.perf.machine import cache_dir
+    from s2s.user_cache import cache_dir
 
     return cache_dir() / "recipes.sqlite"
 

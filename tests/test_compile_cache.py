@@ -1,0 +1,192 @@
+"""s2s-cc's cache of optimized files: a rebuild without changes does not run the optimizer again,
+any change that could change its output does, and many processes share one cache safely."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from c_build import without_settings
+from s2s.driver import cc as cc_mod
+from s2s.driver import compile_cache, pipeline
+from s2s.driver.pipeline import PipelineResult
+
+S2S_CC = Path(sys.executable).with_name("s2s-cc")
+
+KERNEL = """#include "scale.h"
+void kernel(int n, double A[n][n], double B[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[j][i] = SCALE * A[i][j];   /* a transpose walks B by columns */
+}
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A file with a SCoP and a header, a cache of its own, and a count of optimize steps run in
+    this process (``--s2s-timeout=0`` keeps the step here)."""
+    (tmp_path / "scale.h").write_text("#define SCALE 2.0\n")
+    (tmp_path / "k.c").write_text(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("S2S_CACHE", str(tmp_path / "cache"))
+    runs: list[str] = []
+    real = pipeline.optimize_c_file
+
+    def counting(path, cpp_args, options, preprocessed=None):
+        runs.append(str(path))
+        return real(path, cpp_args, options, preprocessed=preprocessed)
+
+    monkeypatch.setattr(pipeline, "optimize_c_file", counting)
+    return tmp_path, runs
+
+
+def build(*flags: str, output: str = "k.o") -> int:
+    return cc_mod.main(["--s2s-cc=cc", "--s2s-timeout=0", *flags, "-O2", "-c", "k.c", "-o", output])
+
+
+def test_rebuild_without_changes_reuses_the_optimized_file(project):
+    tmp, runs = project
+    assert build(output="a.o") == 0 and runs == ["k.c"]
+    assert build(output="b.o") == 0 and runs == ["k.c"]
+    assert (tmp / "a.o").read_bytes() == (tmp / "b.o").read_bytes()
+    entries = list((tmp / "cache").rglob("*.json"))
+    assert len(entries) == 1
+    assert json.loads(entries[0].read_text())["changed"] is True
+
+
+@pytest.mark.parametrize("change", ["header", "comment", "define", "option", "environment", "s2s code"])
+def test_anything_that_can_change_the_output_is_a_miss(project, monkeypatch, change):
+    tmp, runs = project
+    assert build() == 0 and len(runs) == 1
+    flags: list[str] = []
+    if change == "header":
+        (tmp / "scale.h").write_text("#define SCALE 3.0\n")
+    elif change == "comment":     # the preprocessed text stays, the generated text does not
+        (tmp / "k.c").write_text(KERNEL.replace("a transpose", "the transpose"))
+    elif change == "define":
+        flags = ["-DUNUSED=1"]
+    elif change == "option":
+        flags = ["--s2s-fuse=no"]
+    elif change == "environment":
+        monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=1")
+    else:
+        monkeypatch.setattr(compile_cache, "_code_stamp", compile_cache.code_stamp() + "\nedited")
+    assert build(*flags) == 0 and len(runs) == 2
+    assert build(*flags) == 0 and len(runs) == 2
+    if change == "comment":
+        kept = tmp / "kept"
+        assert build("--s2s-keep", str(kept)) == 0 and len(runs) == 2
+        assert "the transpose" in next(kept.iterdir()).read_text()
+
+
+def test_cache_off_always_optimizes(project):
+    _tmp, runs = project
+    assert build("--s2s-cache=off") == 0 and build("--s2s-cache=off") == 0
+    assert len(runs) == 2
+
+
+def test_a_damaged_entry_is_a_miss_and_is_replaced(project):
+    tmp, runs = project
+    assert build() == 0
+    (entry,) = (tmp / "cache").rglob("*.json")
+    entry.write_text('{"format": 1, "source": "int broken')
+    assert build() == 0 and len(runs) == 2
+    assert json.loads(entry.read_text())["changed"] is True
+    assert build() == 0 and len(runs) == 2
+
+
+def test_report_says_where_the_result_came_from(project, capsys):
+    _tmp, runs = project
+    assert build("--s2s-report") == 0
+    first = capsys.readouterr().err
+    assert build("--s2s-report") == 0 and len(runs) == 1
+    again = capsys.readouterr().err
+    assert "SCoP at" in first and "cache" not in first
+    assert again.startswith(first) and "k.c: what the optimize step made of it before (cache" in again
+
+
+def test_recipes_replayed_are_part_of_the_key(project):
+    tmp, runs = project
+    assert build("--s2s-report") == 0
+    recipes = tmp / "r.json"
+    assert cc_mod.main(["--s2s-cc=cc", "--s2s-timeout=0", "-O2", "-c", "k.c", "-o", "k.o"]) == 0
+    subprocess.run([str(S2S_CC.with_name("s2s")), "opt", "k.c", "-o", "opt.c", "--emit-recipes", str(recipes)],
+                   check=True, capture_output=True, env=without_settings())
+    n = len(runs)
+    assert build(f"--s2s-recipes={recipes}") == 0 and len(runs) == n + 1
+    assert build(f"--s2s-recipes={recipes}") == 0 and len(runs) == n + 1
+    data = json.loads(recipes.read_text())
+    data["recipes"][0]["steps"] = [{"kind": "keep-original", "target": "scop", "params": {}}]
+    recipes.write_text(json.dumps(data))
+    assert build(f"--s2s-recipes={recipes}") == 0 and len(runs) == n + 2
+
+
+def test_files_that_do_not_preprocess_are_not_cached(project):
+    tmp, runs = project
+    (tmp / "scale.h").unlink()
+    assert build() != 0
+    assert not list((tmp / "cache").rglob("*.json"))
+
+
+def test_many_processes_share_one_cache(tmp_path):
+    """``make -j``: eight s2s-cc processes on the same file at once, then eight on the warm cache:
+    every one builds the same object, and the cache holds one whole entry."""
+    (tmp_path / "scale.h").write_text("#define SCALE 2.0\n")
+    (tmp_path / "k.c").write_text(KERNEL)
+    env = without_settings()
+    env.update(S2S_CC="cc", S2S_CACHE=str(tmp_path / "cache"))
+
+    def one(n: int) -> bytes:
+        out = tmp_path / f"k{n}.o"
+        r = subprocess.run([str(S2S_CC), "-O2", "-c", "k.c", "-o", str(out)], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and "note" not in r.stderr, r.stderr
+        return out.read_bytes()
+
+    with ThreadPoolExecutor(8) as pool:
+        objects = set(pool.map(one, range(16)))
+    assert len(objects) == 1
+    files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert len(files) == 1 and files[0].suffix == ".json"
+    assert json.loads(files[0].read_text())["changed"] is True
+
+
+def test_trim_removes_the_least_recently_used_entries(tmp_path):
+    cache = compile_cache.CompileCache(tmp_path, max_bytes=10_000)
+    result = PipelineResult(source="x" * 2_000, changed=True)
+    keys = [f"{n:02d}" + "0" * 62 for n in range(8)]
+    for n, key in enumerate(keys):
+        cache.store(key, result)
+        path = cache._path(key)
+        os.utime(path, (1_000_000 + n, 1_000_000 + n))
+    assert cache.load(keys[0]) is not None      # a hit makes the oldest the most recent
+    cache.trim()
+    kept = [key for key in keys if cache._path(key).is_file()]
+    assert keys[0] in kept and keys[1] not in kept and keys[-1] in kept
+    assert sum(cache._path(k).stat().st_size for k in kept) <= 8_000
+
+
+@pytest.mark.parametrize("text,size", [("512M", 512 << 20), ("2G", 2 << 30), ("64k", 64 << 10),
+                                       ("1.5GiB", int(1.5 * (1 << 30))), ("4096", 4096)])
+def test_sizes(text, size):
+    assert compile_cache.parse_size(text) == size
+
+
+def test_a_bad_size_is_a_warning_and_the_default():
+    cfg = cc_mod.settings_mod.resolve([("cache-size", "lots")], {})
+    assert cfg.cache_size == compile_cache.DEFAULT_MAX_BYTES
+    assert any("cache-size" in w for w in cfg.warnings)
+
+
+def test_cache_directory_settings(tmp_path):
+    resolve = cc_mod.settings_mod.resolve
+    assert resolve([], {"S2S_CACHE_DIR": str(tmp_path)}).cache_dir == str(tmp_path / "cc")
+    assert resolve([], {"XDG_CACHE_HOME": str(tmp_path)}).cache_dir == str(tmp_path / "s2s" / "cc")
+    assert resolve([("cache", "off")], {"S2S_CACHE": str(tmp_path)}).cache_dir is None
+    assert resolve([], {"S2S_CACHE": str(tmp_path / "c")}).cache_dir == str(tmp_path / "c")
