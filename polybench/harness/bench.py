@@ -96,10 +96,16 @@ class Point:
         return self.kernel.blas_flops(self.sizes)
 
     def defines(self) -> list[str]:
+        if self.kernel.standalone:
+            return []
         d = [f"-D{self.dataset}_DATASET"]
         if self.overrides:  # PolyBench takes all params of a kernel together or none
             d += [f"-D{p}={self.sizes[p]}" for p in self.kernel.params]
         return d
+
+    def args(self) -> list[str]:
+        """The command line of a run: a standalone program's sizes, in the order of its params."""
+        return [str(self.sizes[p]) for p in self.kernel.params if p in self.sizes] if self.kernel.standalone else []
 
 
 @dataclass
@@ -115,6 +121,9 @@ class Cell:
     speedup: float | None = None
     workdir: Path | None = None
     dump: _verify.Dump | None = field(default=None, repr=False)
+    # what the build did to each hot loop nest (hotnests.NestOutcome; the realistic group's
+    # builds through s2s-cc), None where not known
+    hot: list | None = None
 
     @property
     def verified(self) -> bool:
@@ -271,7 +280,8 @@ class Bench:
     def _dump_cell(self, cell: Cell) -> None:
         self.progress.now("build+verify", f"{cell.point.key} {cell.config.name}: dump")
         out = cell.workdir / "dump.txt"
-        r = _run.run_binary(cell.workdir / "dump", self.opt.timeout, self.run_env, stderr_to=out)
+        r = _run.run_binary(cell.workdir / "dump", self.opt.timeout, self.run_env, stderr_to=out,
+                            args=cell.point.args())
         if r.status != "ok":
             cell.status, cell.message = r.status, f"verification run: {r.message}"
             return
@@ -370,7 +380,8 @@ class Bench:
             if cell.status != "ok":
                 continue
             self.progress.now("timing", f"{cell.point.key} {cell.config.name} run {rnd + 1}/{rounds}")
-            r = _run.run_binary(cell.workdir / "timed", self.opt.timeout, self.run_env, want_time=True)
+            r = _run.run_binary(cell.workdir / "timed", self.opt.timeout, self.run_env, want_time=True,
+                                args=cell.point.args())
             if r.status != "ok":
                 cell.status, cell.message = r.status, f"timed run {rnd + 1}: {r.message}"
                 self.progress.advance("timing", f"{cell.point.key} {cell.config.name} ✗ {cell.status_text}: "

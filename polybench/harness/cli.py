@@ -21,11 +21,17 @@ from .suite import DATASETS, SizeSpecError, SuiteError, load_suite, parse_size_s
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="s2s bench",
-        description="Build, verify and time PolyBench/C kernels under several configurations.",
+        description="Build, verify and time PolyBench/C kernels (or the realistic programs: --group "
+                    "realistic) under several configurations.",
         epilog="Configurations: " + "; ".join(f"{n}: {s.help}" for n, s in _configs.CONFIGS.items())
         + ". Exit status 0 only when every cell that ran was verified.")
-    ap.add_argument("--dataset", default="LARGE", type=str.upper, choices=DATASETS, help="default: LARGE")
-    ap.add_argument("--kernels", metavar="LIST", help="comma list of kernel names or regexes (default: all)")
+    ap.add_argument("--group", default="polybench", choices=("polybench", "realistic"),
+                    help="polybench (default): the 30 kernels; realistic: whole programs with pointers, "
+                         "structs and helpers (polybench/realistic), with the share of their hot loop nests "
+                         "s2s optimizes")
+    ap.add_argument("--dataset", default="LARGE", type=str.upper, choices=DATASETS,
+                    help="default: LARGE (the realistic group runs each program at its own default size)")
+    ap.add_argument("--kernels", metavar="LIST", help="comma list of kernel (or program) names or regexes (default: all)")
     ap.add_argument("--configs", metavar="LIST",
                     help="comma list of configurations (default: all available; baseline is always built)")
     ap.add_argument("--config", action="append", default=[], metavar="NAME='CMD ...'",
@@ -71,9 +77,16 @@ def _config_context(pluto: str | None = None, recipe_db: str | None = None) -> _
 
 def _print_list(suite, cfgs: list[_configs.Config], dataset: str, out) -> None:
     print(f"suite: {suite.root}{' (external)' if suite.external else ''}", file=out)
-    print(f"kernels ({len(suite.kernels)}), {dataset} sizes:", file=out)
     w = max(len(k.name) for k in suite.kernels)
-    for k in suite.kernels:
+    if suite.group == "realistic":
+        from .realistic import description
+        print(f"programs ({len(suite.kernels)}), default sizes (--size N=v):", file=out)
+        for k in suite.kernels:
+            size = " ".join(f"{p}={v}" for p, v in k.sizes(dataset).items())
+            print(f"  {k.name:<{w}}  {size:<9} {description(k)}", file=out)
+    else:
+        print(f"kernels ({len(suite.kernels)}), {dataset} sizes:", file=out)
+    for k in suite.kernels if suite.group != "realistic" else ():
         sizes = k.sizes(dataset)
         fl = k.flops(sizes)
         sz = " ".join(f"{p}={v}" for p, v in sizes.items()) or "(sizes unknown)"
@@ -100,8 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.timeout <= 0 or args.tolerance < 0:
         ap.error("--timeout must be positive and --tolerance not negative")
 
+    if args.group == "realistic" and args.suite_dir is not None:
+        ap.error("--suite-dir is for the polybench group")
     try:
-        suite = load_suite(args.suite_dir)
+        if args.group == "realistic":
+            from .realistic import load_programs
+            suite = load_programs()
+        else:
+            suite = load_suite(args.suite_dir)
     except SuiteError as e:
         print(f"s2s bench: {e}", file=sys.stderr)
         return 2
@@ -159,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "config_compilers": {c.name: machine_info.config_compiler_version(c.argv[0], s2s["version"], compilers.get("cc"))
                              for c in cfgs if c.argv},
         "suite": {"root": str(suite.root), "external": suite.external},
+        "group": suite.group,
         "options": {"dataset": opts.dataset, "repeat": opts.repeat, "threads": opts.threads,
                     "timeout_s": opts.timeout, "tolerance": opts.tolerance, "jobs": opts.jobs, "busy": opts.busy,
                     "kernels": args.kernels, "configs": [c.name for c in cfgs], "sizes": list(args.size),
@@ -176,7 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for c in cfgs:
             if not c.available:
                 progress.message(f"unavailable: {c.name} — {c.unavailable}")
-        bench = Bench(suite, cfgs, points, opts, progress)
+        if suite.group == "realistic":
+            from .realistic import ProgramBench
+            bench: Bench = ProgramBench(suite, cfgs, points, opts, progress)
+        else:
+            bench = Bench(suite, cfgs, points, opts, progress)
         interrupted = False
         try:
             with competing_load(opts.busy):

@@ -40,7 +40,7 @@ class BuildRequest:
     kernel_name: str
     kernel_source: Path
     kernel_dir: Path
-    utilities: Path
+    utilities: Path | None  # None: a standalone program (the realistic group), no polybench.c
     defines: tuple[str, ...]  # ("-DLARGE_DATASET", "-DPOLYBENCH_TIME", ...)
     output: Path
     workdir: Path  # scratch folder of this cell, for transformed sources and logs
@@ -71,11 +71,12 @@ class Config:
 
     def prepare_sources(self, request: BuildRequest) -> list[Path]:
         """The sources to compile. Extension point: source-to-source tools transform here."""
-        return [request.utilities / "polybench.c", request.kernel_source]
+        return _with_utilities(request, request.kernel_source)
 
     def build_argv(self, request: BuildRequest) -> list[str]:
         sources = self.prepare_sources(request)
-        return [*self.argv, *request.defines, *request.flags, "-I", str(request.utilities), "-I", str(request.kernel_dir),
+        includes = ["-I", str(request.utilities)] if request.utilities is not None else []
+        return [*self.argv, *request.defines, *request.flags, *includes, "-I", str(request.kernel_dir),
                 *map(str, sources), "-lm", "-o", str(request.output)]
 
     def command_template(self) -> str:
@@ -86,6 +87,12 @@ class Config:
             "-I <utilities> -I <kerneldir> " \
             "<utilities>/polybench.c <kerneldir>/<name>.c -lm -o <bin>"
         return f"{env} {cmd}" if env else cmd
+
+
+def _with_utilities(request: BuildRequest, source: Path) -> list[Path]:
+    """``source`` and, for a PolyBench kernel, the suite's polybench.c before it (a program of
+    the realistic group has none: ``request.utilities`` is None)."""
+    return [source] if request.utilities is None else [request.utilities / "polybench.c", source]
 
 
 class ConfigContext:
@@ -328,7 +335,7 @@ class PlutoConfig(Config):
         if p.returncode != 0 or not out.exists():
             lines = [ln for ln in (p.stderr + p.stdout).splitlines() if ln.strip()]
             raise RuntimeError(f"polycc failed (status {p.returncode}): {lines[-1] if lines else 'no output'}")
-        return [request.utilities / "polybench.c", out]
+        return _with_utilities(request, out)
 
     def command_template(self) -> str:
         return f"{self.polycc} <kerneldir>/<name>.c {' '.join(PLUTO_OPTIONS)} -o <name>.pluto.c; " + \

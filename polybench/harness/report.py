@@ -97,14 +97,20 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
     sweep = any(p.overrides for p in result.points)
 
     peak = meta.get("machine_peak")
-    title = (f"PolyBench {opts.dataset}: {len({p.kernel.name for p in result.points})} kernels, "
+    realistic = result.suite.group == "realistic"
+    if realistic:
+        peak = None  # (no flop counts for whole programs)
+    hot_cfgs = {c.config.name for c in result.cells if c.hot is not None}
+    what = ("Realistic programs" if realistic else f"PolyBench {opts.dataset}") + \
+        f": {len({p.kernel.name for p in result.points})} {'programs' if realistic else 'kernels'}, "
+    title = (what +
              f"{len(configs)} configurations, repeat {opts.repeat} (up to {opts.short_run_factor * opts.repeat} "
              f"for kernels under {opts.short_run_s:g} s), {opts.threads} threads"
              f"{f', {opts.busy} busy processes alongside' if opts.busy else ''} — "
              f"{meta['machine'].get('cpu_model')}")
     console.print(title, style="bold")
     table = Table(show_lines=False, pad_edge=False)
-    table.add_column("kernel", no_wrap=True)
+    table.add_column("program" if realistic else "kernel", no_wrap=True)
     if sweep:
         table.add_column("size", no_wrap=True)
     for cfg in configs:
@@ -112,11 +118,14 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
             table.add_column(cfg.name, justify="center", no_wrap=True)
             continue
         table.add_column(f"{cfg.name} s", justify="right", no_wrap=True)
-        table.add_column("GF/s", justify="right", no_wrap=True)
+        if not realistic:
+            table.add_column("GF/s", justify="right", no_wrap=True)
         if peak:
             table.add_column("%peak", justify="right", no_wrap=True)
         if cfg.name != "baseline":
             table.add_column("speedup", justify="right", no_wrap=True)
+        if cfg.name in hot_cfgs:
+            table.add_column("hot opt", justify="right", no_wrap=True)
     for p in result.points:
         row: list = [p.kernel.name]
         if sweep:
@@ -132,18 +141,22 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
             if c.verified:
                 row.append(Text(f"{_fmt_s(c.median)} {'≈' if c.widened else '✓'}",
                                 style="yellow" if c.widened else ""))
-                row.append(_fmt_gf(c.gflops))
+                if not realistic:
+                    row.append(_fmt_gf(c.gflops))
                 if peak:
                     row.append(_fmt_pct(peak_pct(c, meta)))
             else:
                 row.append(Text(f"{c.status_text} ✗", style="bold red"))
-                row.append("—")
+                if not realistic:
+                    row.append("—")
                 if peak:
                     row.append("—")
             if cfg.name != "baseline":
                 sp = c.speedup
                 style = "green" if sp and sp >= 1.05 else ("yellow" if sp and sp < 0.95 else "")
                 row.append(Text(_fmt_x(sp), style=style))
+            if cfg.name in hot_cfgs:
+                row.append(_fmt_hot(c.hot))
         table.add_row(*row)
     geo = result.geomeans()
     compared = [c for c in configs if not c.verify_only and c.name != "baseline"]
@@ -154,14 +167,19 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
         if cfg.verify_only:
             row.append("")
             continue
-        row += ["", ""] + ([""] if peak else [])
+        row += [""] + ([""] if not realistic else []) + ([""] if peak else [])
         if cfg.name != "baseline":
             g, n = geo.get(cfg.name, (None, 0))
             row.append(Text(f"{_fmt_x(g)} ({n})", style="bold"))
+        if cfg.name in hot_cfgs:
+            row.append(Text(_fmt_share(hot_summary(result, cfg.name)), style="bold"))
     if compared:
         table.add_section()
         table.add_row(*row)
     console.print(table)
+    if hot_cfgs:
+        for line in hot_lines(result):
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
 
     console.print(verification_rule(result))
     if peak:
@@ -201,6 +219,56 @@ def print_table(result: BenchResult, meta: dict, out: TextIO) -> None:
         console.print(verdict, style="bold green")
 
 
+# --- hot loop nests (the realistic group) -----------------------------------------------------------
+
+def _fmt_hot(hot: list | None) -> str:
+    if hot is None:
+        return "—"
+    return f"{sum(o.optimized for o in hot)}/{len(hot)}"
+
+
+def _fmt_share(s: dict[str, int]) -> str:
+    if not s["found"]:
+        return "—"
+    return f"{s['optimized']}/{s['found']} ({100 * s['optimized'] / s['found']:.0f}%)"
+
+
+def hot_summary(result: BenchResult, config: str) -> dict[str, int]:
+    from .realistic import summary
+
+    return summary([c for c in result.cells if c.config.name == config])
+
+
+def hot_lines(result: BenchResult) -> list[str]:
+    """The hot nests that a configuration did not optimize (optimized only in part: ``inner``),
+    each with its reasons, the configurations alike merged; then the shares."""
+    lines = ["hot loop nests (/* hot */ in the source; opt = optimized by s2s / found, from s2s-cc --s2s-report):"]
+    for p in result.points:
+        cells = [c for c in result.cells if c.point is p and c.hot is not None]
+        if not cells:
+            continue
+        for i in range(len(cells[0].hot)):
+            groups: dict[tuple, list[str]] = {}
+            for c in cells:
+                if i < len(c.hot):
+                    o = c.hot[i]
+                    groups.setdefault((o.status, tuple(o.reasons)), []).append(c.config.name)
+            o = cells[0].hot[i]
+            where = f"  {p.kernel.name}.c:{o.nest.line} {o.function or '?'}" + ("" if o.nest.affine else
+                                                                               f" ({o.nest.note})")
+            for (status, reasons), names in groups.items():
+                if status == "optimized":
+                    continue
+                lines.append(f"{where} [{', '.join(names)}]: {status}" + (f": {'; '.join(reasons)}" if reasons else ""))
+    for cfg in result.active_configs():
+        s = hot_summary(result, cfg.name)
+        if s["found"]:
+            share = f" ({100 * s['affine_optimized'] / s['affine']:.0f}%)" if s["affine"] else ""
+            lines.append(f"{cfg.name}: {_fmt_share(s)} of the hot nests optimized; of the {s['affine']} affine "
+                         f"once pointers are resolved, {s['affine_optimized']}{share}")
+    return lines
+
+
 # --- CSV / JSON ---------------------------------------------------------------------------------
 
 CSV_FIELDS = [
@@ -209,6 +277,7 @@ CSV_FIELDS = [
     "max_abs_err", "repeat", "threads", "times_s", "median_s", "min_s", "max_s", "flops", "gflops",
     "speedup", "noise_widened", "rounding_noise", "role", "command", "dump_command", "config_env", "compiler_version", "cpu_model", "cores",
     "logical_cpus", "caches", "memory", "cc_version", "clang14_version", "peak_pct",
+    "group", "hot_nests", "hot_optimized", "hot_affine", "hot_affine_optimized", "hot_not_optimized",
 ]
 
 
@@ -249,6 +318,7 @@ def cell_record(c: Cell, result: BenchResult, meta: dict) -> dict:
         "build": {"timed": c.build_timed.to_json() if c.build_timed else None,
                   "dump": c.build_dump.to_json() if c.build_dump else None},
         "workdir": str(c.workdir) if c.workdir else None,
+        "hot_nests": None if c.hot is None else [o.to_json() for o in c.hot],
     }
 
 
@@ -275,6 +345,8 @@ def to_json(result: BenchResult, meta: dict) -> dict:
                          "noise": noise_notes(result)},
         "results": [cell_record(c, result, meta) for c in result.cells],
         "geomean_speedup": {k: {"speedup": g, "points": n} for k, (g, n) in geo.items()},
+        "hot_nests": {c.name: hot_summary(result, c.name) for c in result.active_configs()
+                      if any(x.hot is not None for x in result.cells if x.config.name == c.name)},
         "exit_status": result.exit_status,
     }
 
@@ -282,6 +354,16 @@ def to_json(result: BenchResult, meta: dict) -> dict:
 def write_json(result: BenchResult, meta: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_json(result, meta), indent=2, default=str) + "\n")
+
+
+def _hot_csv(c: Cell) -> dict:
+    if c.hot is None:
+        return {k: "" for k in ("hot_nests", "hot_optimized", "hot_affine", "hot_affine_optimized", "hot_not_optimized")}
+    return {"hot_nests": len(c.hot), "hot_optimized": sum(o.optimized for o in c.hot),
+            "hot_affine": sum(o.nest.affine for o in c.hot),
+            "hot_affine_optimized": sum(o.nest.affine and o.optimized for o in c.hot),
+            "hot_not_optimized": " | ".join(f"line {o.nest.line} {o.function}: {o.status}: {'; '.join(o.reasons)}"
+                                            for o in c.hot if not o.optimized)}
 
 
 def write_csv(result: BenchResult, meta: dict, path: Path) -> None:
@@ -336,4 +418,6 @@ def write_csv(result: BenchResult, meta: dict, path: Path) -> None:
                 "cc_version": comp.get("cc") or "",
                 "clang14_version": comp.get("clang-14") or "",
                 "peak_pct": "" if rec["peak_pct"] is None else f"{rec['peak_pct']:.2f}",
+                "group": result.suite.group,
+                **_hot_csv(c),
             })

@@ -7,7 +7,7 @@ import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 _TIME_LINE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*$")
 
@@ -40,12 +40,12 @@ def parse_time(stdout: str) -> float | None:
 
 
 def run_binary(binary: Path, timeout: float, env: Mapping[str, str], *, stderr_to: Path | None = None,
-               want_time: bool = False, cwd: Path | None = None) -> RunResult:
-    """Run once. ``stderr_to``: a file for stderr (array dumps); ``want_time``: parse stdout."""
+               want_time: bool = False, cwd: Path | None = None, args: Sequence[str] = ()) -> RunResult:
+    """Run once with ``args``. ``stderr_to``: a file for stderr (array dumps); ``want_time``: parse stdout."""
     full_env = {**os.environ, **env}
     err = open(stderr_to, "w") if stderr_to else subprocess.DEVNULL
     try:
-        p = subprocess.run([str(binary)], cwd=cwd or binary.parent, stdin=subprocess.DEVNULL,
+        p = subprocess.run([str(binary), *args], cwd=cwd or binary.parent, stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=err, timeout=timeout, env=full_env)
     except subprocess.TimeoutExpired:
         return RunResult("timeout", message=f"timed out after {timeout:g} s")

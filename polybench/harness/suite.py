@@ -44,6 +44,9 @@ class Kernel:
     params: tuple[str, ...]
     datasets: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     integer: bool = False  # DATA_TYPE is int: outputs compare exactly
+    # a whole program of its own (the realistic group): no polybench.c, sized by its command line
+    # (its params in order), printing its dump on stderr and its time on stdout itself
+    standalone: bool = False
 
     @property
     def relpath(self) -> str:
@@ -141,6 +144,7 @@ class Suite:
     root: Path
     kernels: tuple[Kernel, ...]
     external: bool  # an external checkout: its dumps may have only 2 decimals
+    group: str = "polybench"  # or "realistic" (polybench/harness/realistic.py)
 
     @property
     def utilities(self) -> Path:
