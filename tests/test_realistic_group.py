@@ -127,6 +127,8 @@ def test_outcomes_from_report_lines(tmp_path):
 
     unchanged = hotnests.outcomes(models, src, f"s2s-cc: note: {src}: optimization skipped (boom); compiled unchanged\n")
     assert {o.status for o in unchanged} == {"unchanged"} and "boom" in unchanged[0].reasons[0]
+    other = hotnests.outcomes(models, src, log + "s2s-cc: note: other.c: optimization skipped (x); compiled unchanged\n")
+    assert [o.status for o in other] == [o.status for o in got]   # (another file's note)
     assert hotnests.outcomes(models, src, "cc: a plain compiler said nothing\n") is None
 
 

@@ -323,7 +323,8 @@ def outcomes(models: Sequence[NestModel], source: Path, log: str) -> list[NestOu
     lines, notes = parse_report(log)
     name = source.name
     mine = [r for r in lines if Path(r.file).name == name]
-    unchanged = [n for n in notes if "compiled unchanged" in n or "optimization skipped" in n]
+    unchanged = [n for n in notes if ("compiled unchanged" in n or "optimization skipped" in n)
+                 and (n.startswith("optimization skipped") or Path(n.split(": ", 1)[0]).name == name)]
     if not mine and not unchanged and REPORT_PREFIX not in log:
         return None
     result = []
