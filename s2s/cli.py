@@ -151,7 +151,10 @@ def _run_cc(argv: list[str]) -> int:
 
 # ---- s2s analyze ----------------------------------------------------------------------------------
 def _configure_analyze(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", help="C source file")
+    p.add_argument("input", nargs="?", help="C source file")
+    p.add_argument("--why", nargs="?", const=os.environ.get("S2S_REPORT_FILE", ""), metavar="REPORT",
+                   help="sum up a build's report file instead (s2s-cc --s2s-report-file / "
+                        "$S2S_REPORT_FILE, the default): loop nests optimized, and why the others were not")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-o", "--output", default="-", help="where to write the report (default: stdout)")
     for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
@@ -162,6 +165,11 @@ def _configure_analyze(p: argparse.ArgumentParser) -> None:
 
 
 def _run_analyze(ns: argparse.Namespace) -> int:
+    if ns.why is not None:
+        return _run_why(ns)
+    if ns.input is None:
+        _error("analyze needs a C file (or --why REPORT)")
+        return 2
     from s2s.driver.analyze import analyze_file, format_json, format_text
     from s2s.errors import S2SError
 
@@ -171,6 +179,29 @@ def _run_analyze(ns: argparse.Namespace) -> int:
         _error(str(exc))
         return 1
     text = (format_json if ns.json else format_text)(str(ns.input), views)
+    if ns.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(ns.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+def _run_why(ns: argparse.Namespace) -> int:
+    from s2s.driver.why_report import format_summary, parse_report, summary_json
+
+    if not ns.why:
+        _error("--why needs the report file (s2s-cc --s2s-report-file=F or S2S_REPORT_FILE=F during the build)")
+        return 2
+    try:
+        with open(ns.why, encoding="utf-8", errors="replace") as f:
+            summary = parse_report(f)
+    except OSError as exc:
+        _error(f"cannot read the report {ns.why}: {exc.strerror}")
+        return 1
+    import json
+
+    text = json.dumps(summary_json(summary), indent=2) + "\n" if ns.json else format_summary(summary)
     if ns.output == "-":
         sys.stdout.write(text)
     else:

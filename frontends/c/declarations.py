@@ -13,6 +13,21 @@ class Unliftable(Exception):
     """This construct is outside what the IR models; the enclosing statement stays opaque."""
 
 
+# what a user calls the constructs of pycparser's AST the IR does not model
+_CONSTRUCTS = {
+    "StructRef": "struct member access", "Goto": "goto", "Label": "label", "Switch": "switch",
+    "Case": "case label", "Default": "default label", "CompoundLiteral": "compound literal",
+    "InitList": "initializer list", "ExprList": "comma expression", "Typename": "type name",
+    "StaticAssert": "static assertion", "Pragma": "pragma", "FuncDef": "nested function",
+}
+
+
+def construct_name(node: c_ast.Node, role: str) -> str:
+    """``struct member access expression``, ``goto statement``: an unmodelled construct, named."""
+    kind = type(node).__name__
+    return f"{_CONSTRUCTS.get(kind, kind)} {role}"
+
+
 def base_type_spelling(t: c_ast.Node) -> str | None:
     """``unsigned long`` for a TypeDecl of an IdentifierType; None for structs, enums, ..."""
     if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType):

@@ -6,11 +6,13 @@ from typing import Callable
 from pycparser import c_ast
 
 from frontends.c.c_text import node_text
-from frontends.c.declarations import Unliftable
+from frontends.c.declarations import Unliftable, construct_name
 from frontends.c.parse import VA_ARG_PLACEHOLDER
 from s2s.ir import Access, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
 
 _UNARY_OPS = {"-", "+", "!", "~"}
+_UNMODELLED_UNARY = {"*": "pointer dereference (*p)", "&": "address-of (&x)", "++": "++ inside an expression",
+                     "--": "-- inside an expression", "p++": "++ inside an expression", "p--": "-- inside an expression"}
 
 
 class ExpressionLifter:
@@ -24,7 +26,7 @@ class ExpressionLifter:
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
         if method is None:
-            raise Unliftable(f"{type(node).__name__} expression")
+            raise Unliftable(construct_name(node, "expression"))
         return method(node)
 
     def lift_Constant(self, n: c_ast.Constant) -> Expr:
@@ -53,7 +55,7 @@ class ExpressionLifter:
             if isinstance(n.expr, c_ast.Typename):
                 return SizeOf(type=node_text(n.expr))
             return SizeOf(operand=self(n.expr))
-        raise Unliftable(f"unary {n.op}")
+        raise Unliftable(_UNMODELLED_UNARY.get(n.op, f"unary {n.op}"))
 
     def lift_TernaryOp(self, n: c_ast.TernaryOp) -> Expr:
         return Ternary(self(n.cond), self(n.iftrue), self(n.iffalse))

@@ -14,7 +14,7 @@ from pycparser import c_ast
 from frontends.c.parse import FUNC_DECL_TYPES
 
 from frontends.c.c_text import node_text, statement_text
-from frontends.c.declarations import Unliftable, container_for
+from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
 from s2s.ir import (
     Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range,
@@ -158,7 +158,7 @@ class FunctionLifter:
         method = getattr(self, "stmt_" + type(s).__name__, None)
         try:
             if method is None:
-                raise Unliftable(f"{type(s).__name__} statement")
+                raise Unliftable(construct_name(s, "statement"))
             nodes = method(s)
         except Unliftable as why:
             nodes = [self._opaque(s, str(why))]

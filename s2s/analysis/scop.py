@@ -8,6 +8,7 @@ declaration code generation hoists.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -15,8 +16,8 @@ import islpy as isl
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
-    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Scalar, Sequence, Sym,
-    Symbol, Tasklet, child_nodes, walk, expr as ex,
+    SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Map, Opaque, Scalar, Sequence,
+    SourceSpan, Sym, Symbol, Tasklet, While, child_nodes, walk, expr as ex,
 )
 
 
@@ -210,7 +211,25 @@ def _union_map(maps) -> isl.UnionMap:
 # --- structural checks (no isl) ------------------------------------------------------------------
 
 class _Reject(Exception):
-    pass
+    """Why a subtree cannot be part of a SCoP; ``node``: the construct that stops it."""
+
+    def __init__(self, message: str, node: ControlNode | None = None):
+        super().__init__(message)
+        self.node = node
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """The first construct that keeps a loop nest (``nest``) out of every SCoP: what it is, and
+    where it starts in the user's file."""
+
+    nest: ControlNode
+    what: str
+    origin: SourceSpan | None
+
+    def describe(self) -> str:
+        o = self.origin
+        return self.what + (f" (at {o.file}:{o.line}:{o.column})" if o is not None else "")
 
 
 def _loop_step(node: For) -> int:
@@ -219,7 +238,7 @@ def _loop_step(node: For) -> int:
         v = u.rhs.int_value
         if v:
             return v if u.op == "+" else -v
-    raise _Reject(f"loop {node.id}: update is not a constant step")
+    raise _Reject(f"loop update of {node.var} is not a constant step", node)
 
 
 def _writes_of(node: ControlNode) -> set[str]:
@@ -247,17 +266,17 @@ class _Checker:
         elif isinstance(node, For):
             data = self.containers.get(node.var)
             if not isinstance(data, Scalar) or not data.dtype.is_integer:
-                raise _Reject(f"loop {node.id}: variable is not an integer scalar")
+                raise _Reject(f"loop variable {node.var} is not an integer scalar", node)
             _loop_step(node)
             if node.var in _writes_of(node.body):
-                raise _Reject(f"loop {node.id}: variable written in the body")
-            self._affine_names(node.init, names)
-            self._affine_names(node.cond, names)
+                raise _Reject(f"loop variable {node.var} is written in the body", node)
+            self._affine_names(node.init, names, node)
+            self._affine_names(node.cond, names, node)
             if isinstance(node.cond, Binary) and node.cond.op == "!=":
-                raise _Reject(f"loop {node.id}: != condition")
+                raise _Reject("loop condition with !=", node)
             self.check(node.body, loop_vars + (node.var,), names)
         elif isinstance(node, IfElse):
-            self._affine_names(node.cond, names)
+            self._affine_names(node.cond, names, node)
             self.check(node.then, loop_vars, names)
             if node.other is not None:
                 self.check(node.other, loop_vars, names)
@@ -266,25 +285,26 @@ class _Checker:
         elif isinstance(node, Declare):
             data = self.containers.get(node.name)
             if not isinstance(data, Scalar) or node.init_text is not None or data.dtype.kind.value == "other":
-                raise _Reject(f"declaration of {node.name} cannot be hoisted")
+                raise _Reject(f"declaration of {node.name} cannot be hoisted", node)
             if node.init is not None:
                 self._block(node.init, names)
         else:
-            raise _Reject(f"{type(node).__name__} {node.id}")
+            raise _Reject(*_not_in_a_run(node))
 
-    def _affine_names(self, e: ex.Expr, names: set[str]) -> None:
+    def _affine_names(self, e: ex.Expr, names: set[str], node: ControlNode) -> None:
         for n in ex.walk(e):
             if isinstance(n, ex.Access):
-                raise _Reject("array read in a bound or condition")
+                raise _Reject(f"array {n.name} read in {_where_read(node)}", node)
             if isinstance(n, ex.Call) and n.func not in ("min", "max"):
-                raise _Reject(f"call {n.func} in a bound or condition")
+                raise _Reject(f"call {n.func} in {_where_read(node)}", node)
             if isinstance(n, Sym):
                 names.add(n.name)
 
     def _block(self, block: Block, names: set[str]) -> None:
         for comp in block.graph.computations():
             if not isinstance(comp, Tasklet) or comp.output is None or not ex.is_pure(comp.expr):
-                raise _Reject(f"block {block.id}: call with effects")
+                calls = [n.func for n in ex.walk(comp.expr) if isinstance(n, ex.Call)] if isinstance(comp, Tasklet) else []
+                raise _Reject(f"call {calls[0]} that may have effects" if calls else "a call that may have effects", block)
             for n in ex.walk(comp.expr):
                 if isinstance(n, Sym) and n.name not in comp.inputs:
                     names.add(n.name)  # loop variables and symbols used as values
@@ -293,18 +313,32 @@ class _Checker:
             if isinstance(data, Array):
                 for s in e.subset:
                     if not isinstance(s, (ex.Const, Sym, ex.Binary, ex.Unary, ex.Ternary, ex.Cast, ex.Call)):
-                        raise _Reject("range subset")
-                    self._affine_names(s, names)
+                        raise _Reject(f"array {e.data} with a data-dependent subscript", block)
+                    self._affine_names(s, names, block)
             elif not isinstance(data, (Scalar, Symbol)):
-                raise _Reject(f"block {block.id}: access to {e.data}")
+                raise _Reject(f"access to {e.data}, neither an array nor a scalar", block)
 
 
 # --- extraction -----------------------------------------------------------------------------------
 
-def find_scops(sdfg: SDFG) -> list[Scop]:
-    """All maximal SCoPs of ``sdfg``, outermost first, in program order."""
+def find_scops(sdfg: SDFG, obstacles: list[Obstacle] | None = None) -> list[Scop]:
+    """All maximal SCoPs of ``sdfg``, outermost first, in program order. ``obstacles``, where
+    given, receives for each loop nest left out (at any depth) the first construct that stopped
+    it, once per construct."""
     checker = _Checker(sdfg)
     found: list[Scop] = []
+    stopped_at: set[str] = set()
+    inside: dict[str, str] = {}   # node id -> the reason its enclosing nest was left out for
+
+    def left_out(nest: ControlNode, what: str, at: ControlNode | None) -> None:
+        if obstacles is None or not _holds_loop(nest):
+            return
+        at = at if at is not None and _origin(at) is not None else nest
+        if at.id in stopped_at or inside.get(nest.id) == what:
+            return   # (what stopped the enclosing nest stops this one)
+        stopped_at.add(at.id)
+        inside.update((n.id, what) for n in walk(nest))
+        obstacles.append(Obstacle(nest, what, _origin(at)))
 
     def visit_sequence(seq: Sequence) -> None:
         run: list[ControlNode] = []
@@ -313,15 +347,17 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
         def close() -> None:
             nonlocal run, run_names
             if run and any(isinstance(n, For) for r in run for n in walk(r)):
-                scop = _build(sdfg, seq, tuple(run), run_names)
+                why: list[str] = []
+                scop = _build(sdfg, seq, tuple(run), run_names, why)
                 if scop is not None:
                     found.append(scop)
                 else:  # something in the run is not affine after all: try its parts alone
                     for r in run:
-                        single = _build(sdfg, seq, (r,), run_names) if len(run) > 1 else None
+                        single = _build(sdfg, seq, (r,), run_names, why) if len(run) > 1 else None
                         if single is not None:
                             found.append(single)
                         else:
+                            left_out(r, why[-1] if why else "not affine", None)
                             descend(r)
             run, run_names = [], set()
 
@@ -333,8 +369,14 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
             if ok:
                 try:
                     checker.check(child, (), names)
-                except (_Reject, NotAffine):
+                except _Reject as exc:
                     ok = False
+                    left_out(child, str(exc), exc.node)
+                except NotAffine as exc:
+                    ok = False
+                    left_out(child, f"not affine: {exc}", None)
+            else:
+                left_out(child, *_not_in_a_run(child))
             if ok:
                 run.append(child)
                 run_names |= names
@@ -357,25 +399,60 @@ def find_scops(sdfg: SDFG) -> list[Scop]:
     return found
 
 
-def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: set[str]) -> Scop | None:
+def _holds_loop(node: ControlNode) -> bool:
+    return any(isinstance(n, (For, Map, While)) or isinstance(n, Opaque) and _LOOP_TEXT.search(n.text)
+               for n in walk(node))
+
+
+_LOOP_TEXT = re.compile(r"\b(for|while|do)\b")
+
+
+def _origin(node: ControlNode) -> SourceSpan | None:
+    return next((n.origin for n in walk(node) if n.origin is not None), None)
+
+
+def _where_read(node: ControlNode) -> str:
+    return {For: "a loop bound", IfElse: "a condition"}.get(type(node), "a subscript")
+
+
+def _not_in_a_run(node: ControlNode) -> tuple[str, ControlNode]:
+    """Why ``node``, a statement that cannot start or join a SCoP, cannot."""
+    if isinstance(node, Opaque):
+        return f"code s2s does not model: {node.reason}", node
+    if isinstance(node, While):
+        return "while loop (not a counted for loop)", node
+    return f"{type(node).__name__.lower()} statement", node
+
+
+def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: set[str],
+           why: list[str] | None = None) -> Scop | None:
+    """The SCoP of ``nodes``, or None (and the reason appended to ``why``)."""
     containers = sdfg.container_map
     written = set().union(*(_writes_of(n) for n in nodes))
     loop_vars = {n.var for r in nodes for n in walk(r) if isinstance(n, For)}
+    reasons = why if why is not None else []
     # A loop variable read or written as data (``last = i;`` after the loop) would need the value
     # the loop leaves behind, which the model does not describe.
-    if any(e.data in loop_vars for r in nodes for n in walk(r) if isinstance(n, Block) for e in n.graph.edges):
+    used = sorted({e.data for r in nodes for n in walk(r) if isinstance(n, Block) for e in n.graph.edges} & loop_vars)
+    if used:
+        reasons.append(f"loop variable {used[0]} used as a value outside its loop")
         return None
     params = []
     for name in sorted(names - loop_vars):
         data = containers.get(name)
         if data is None:
             continue  # enum constants and the like are not in names of affine parts we accept
-        if not isinstance(data, (Scalar, Symbol)) or not data.dtype.is_integer or name in written:
+        if not isinstance(data, (Scalar, Symbol)) or not data.dtype.is_integer:
+            reasons.append(f"{name}, in a bound or subscript, is not an integer")
+            return None
+        if name in written:
+            reasons.append(f"{name}, in a bound or subscript, is written inside the loops")
             return None
         params.append(name)
     try:
         return _Model(sdfg, parent, nodes, tuple(params)).build()
-    except (NotAffine, _Reject):
+    except (NotAffine, _Reject) as exc:
+        reasons.append(f"not affine: {exc}" if isinstance(exc, NotAffine) else str(exc))
         return None
 
 

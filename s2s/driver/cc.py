@@ -148,6 +148,7 @@ class _Build:
         self.err = bytearray()
         self.tmp = ""
         self.failure = ""  # why the last failed attempt failed (for the fallback note)
+        self.report_lines: list[str] = []   # for the report file (--s2s-report-file)
         self.color = _wants_color(cfg, parsed)
 
     # -- entry points -----------------------------------------------------------------------------
@@ -164,8 +165,11 @@ class _Build:
             shutil.rmtree(self.tmp, ignore_errors=True)
         if ok:
             self._flush()
+            self._write_report_file()
             return 0
-        return self._rerun_original()
+        rc = self._rerun_original()
+        self._write_report_file()
+        return rc
 
     def link_objects_with_openmp(self, why: str) -> int:
         """A link of objects that need the OpenMP runtime (``_why_link_openmp``) gets -fopenmp; if
@@ -211,8 +215,7 @@ class _Build:
         """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
         if self.cfg.mode != "off" and not _has_loop_keyword(source.path):
             # (nothing to gain: the compiler reads the user's file, the optimizer never starts)
-            if self.cfg.report:
-                self._say_later(f"{PROG}: report: {source.path}: no loop; compiled as it is")
+            self._report(f"{source.path}: no loop; compiled as it is")
             return self._compile_original(source, output)
         try:
             reason = self._compile_generated(n, source, output, self._optimize(source))
@@ -223,6 +226,7 @@ class _Build:
         if not self._compile_original(source, output):
             return False
         self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
+        self.report_lines.append(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
         return True
 
     def _compile_original(self, source: InputFile, output: str) -> bool:
@@ -239,7 +243,7 @@ class _Build:
         if cache is not None:
             result = cache.load(key)
             if result is not None:
-                if cfg.report:
+                if cfg.report or cfg.report_file:
                     result.full_report = [*result.full_report,
                                           f"{source.path}: what the optimize step made of it before (cache {cfg.cache_dir})"]
                 return result
@@ -305,10 +309,8 @@ class _Build:
         self.out += proc.stdout
         self.err += proc.stderr
         _fix_depfile(self.cl.depfile(output), generated, source.path)
-        if self.cfg.report:
-            lines = result.full_report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]
-            for line in lines:
-                self._say_later(f"{PROG}: report: {line}")
+        for line in result.full_report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]:
+            self._report(line)
         return ""
 
     def _compile_command(self, source: InputFile, path: str, output: str,
@@ -371,9 +373,24 @@ class _Build:
             what = ", ".join(s.path for s in self.cl.c_inputs)
             _say(f"{PROG}: note: {what}: optimization skipped ({self.failure or 'build step failed'}); "
                  "compiled unchanged")
+            self.report_lines = [f"{s.path}: optimization skipped ({self.failure or 'build step failed'}); "
+                                 "compiled unchanged" for s in self.cl.c_inputs]
         return rc
 
     # -- output -------------------------------------------------------------------------------------
+    def _report(self, line: str) -> None:
+        """A report line: on stderr with --s2s-report, in the report file with --s2s-report-file."""
+        if self.cfg.report:
+            self._say_later(f"{PROG}: report: {line}")
+        if self.cfg.report_file:
+            self.report_lines.append(line)
+
+    def _write_report_file(self) -> None:
+        if self.cfg.report_file and self.report_lines:
+            from s2s.driver.why_report import append_report
+
+            append_report(self.cfg.report_file, self.report_lines)
+
     def _note(self, text: str) -> None:
         self._say_later(f"{PROG}: note: {text}")
 

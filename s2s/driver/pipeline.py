@@ -89,8 +89,13 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     for sdfg in unit.functions:
         timed: dict[int, list[str]] = {}
         if options.mode in ("isl", "pluto"):
-            scops = _scops(sdfg)
+            obstacles: list = []
+            scops = _scops(sdfg, obstacles if options.report else None)
+            left_out = [_left_out_line(path_text, sdfg.name, o) for o in obstacles]
             if not scops:
+                for _line, line_text in left_out:
+                    report.append(line_text)
+                    full_report.append(line_text)
                 continue   # (the optimizer and its libraries load only for a file that has a SCoP)
             from s2s.transforms import regenerate_scops
 
@@ -103,16 +108,23 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             recording = pluto is not None and pluto.recording
             choose = _chooser(pluto.opts, pluto.book, pluto.lender, sdfg, full_report, path_text) if pluto else None
             new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording, scops=scops)
+            lines: list[tuple[int, str, str | None]] = [(line, line_text, None) for line, line_text in left_out]
             for o in outcomes:
                 verdict = ("rebuilt through isl" if options.mode == "isl" else "optimized") if o.applied else "left as is"
-                report.append(f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})")
-                full_report.append(report[-1])
+                recipe_line = None
                 if recording:
                     from s2s.transforms.decisions import describe
                     from s2s.tuning import ScopRecipe
 
                     recipes.append(ScopRecipe(o.scop_id, sdfg.name, o.line, o.steps))
-                    full_report.append(f"{path_text}:{o.line}: {sdfg.name}: recipe {o.scop_id}: {describe(o.steps)}")
+                    recipe_line = f"{path_text}:{o.line}: {sdfg.name}: recipe {o.scop_id}: {describe(o.steps)}"
+                lines.append((o.line or 0, f"{path_text}:{o.line}: {sdfg.name}: SCoP at {o.first_node} {verdict} ({o.reason})",
+                              recipe_line))
+            for _line, line_text, recipe_line in sorted(lines, key=lambda entry: entry[0]):
+                report.append(line_text)
+                full_report.append(line_text)
+                if recipe_line is not None:
+                    full_report.append(recipe_line)
             original = {id(n) for n in sdfg.body.children}
             chosen = [n for n in new.body.children if id(n) not in original and _spliceable(n)]
             still_used = _declarations_still_used(sdfg.body, new.body, chosen)
@@ -156,15 +168,24 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     )
 
 
-def _scops(sdfg) -> list:
-    """The SCoPs of ``sdfg`` (none without a counted loop: isl is not even loaded)."""
-    from s2s.ir import For, walk
+def _left_out_line(path: str, function: str, obstacle) -> tuple[int, str]:
+    """(line, report line) of a loop nest that is not a SCoP (an ``s2s.analysis.scop.Obstacle``)."""
+    at = obstacle.nest.origin or obstacle.origin
+    line = at.line if at is not None else 0
+    return line, f"{path}:{line}: {function}: loop nest at {obstacle.nest.id} not a SCoP: {obstacle.describe()}"
 
-    if not any(isinstance(n, For) for n in walk(sdfg.body)):
+
+def _scops(sdfg, obstacles: list | None = None) -> list:
+    """The SCoPs of ``sdfg`` (none without a counted loop: then isl is not even loaded, unless
+    ``obstacles`` asks what stopped each loop nest; see ``find_scops``)."""
+    from s2s.ir import For, Opaque, While, walk
+
+    if not any(isinstance(n, For) or obstacles is not None and isinstance(n, (While, Opaque))
+               for n in walk(sdfg.body)):
         return []
     from s2s.analysis.scop import find_scops
 
-    return find_scops(sdfg)
+    return find_scops(sdfg, obstacles)
 
 
 class _PlutoSetup:

@@ -24,6 +24,9 @@ flag                environment            meaning
 ``--s2s-tune-exclude=P,..`` ``S2S_TUNE_EXCLUDE``  programs of the database not to take recipes from
                                            (leave-one-out evaluations)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr, and each SCoP's recipe
+``--s2s-report-file=F`` ``S2S_REPORT_FILE=F``  append the report lines to F (many processes may share
+                                           it; ``s2s analyze --why F`` sums them up), whether or not
+                                           they go to stderr too
 ``--s2s-time-nests`` ``S2S_TIME_NESTS=1``  a timer around every loop nest holding a SCoP; the program
                                            appends their times to ``$S2S_NEST_TIMES`` at exit
                                            (the autotuner's builds; nest_timers.py)
@@ -64,7 +67,8 @@ DEFAULT_ALIGN_LOOPS = 64
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
-                "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size")
+                "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size",
+                "report-file")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable", "time-nests")
@@ -88,6 +92,7 @@ class DriverSettings:
     tune: str = "off"            # recipes from the recipe database: off, tuned, transfer
     tune_exclude: tuple[str, ...] = ()
     report: bool = False
+    report_file: str | None = None   # where the report lines are appended, besides stderr
     time_nests: bool = False
     keep_dir: str | None = None
     cache_dir: str | None = None     # None: no cache
@@ -101,7 +106,7 @@ class DriverSettings:
     def pipeline_options(self):  # -> s2s.driver.pipeline.PipelineOptions (imported on use)
         from s2s.driver.pipeline import PipelineOptions
 
-        return PipelineOptions(mode=self.mode, target=self.target, report=self.report,
+        return PipelineOptions(mode=self.mode, target=self.target, report=self.report or bool(self.report_file),
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
                                kernels=self.kernels, profitability=self.profitability, recipes=self.recipes,
                                tune=self.tune, tune_exclude=self.tune_exclude, time_nests=self.time_nests)
@@ -260,6 +265,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         tune=choice("tune", ("off", "tuned", "transfer"), "off"),
         tune_exclude=tuple(p for p in (raw("tune-exclude")[0] or "").split(",") if p),
         report=boolean("report"),
+        report_file=raw("report-file")[0] or None,
         time_nests=boolean("time-nests"),
         keep_dir=keep or None,
         cache_dir=cache_dir,
