@@ -117,3 +117,70 @@ def test_lu_with_an_accumulator_is_tiled_as_lu_and_computes_the_same(tmp_path, t
             "w_4 accumulated in x[i]") in line, line
     assert "bands of 3" in line, line   # (lu's band: the back substitution does not hold it up)
     assert out == ref
+
+
+def test_two_scalars_stored_together_go_one_into_the_element(tmp_path):
+    """``a = ..; b = ..; X[f] = a + b;``: each alone could live in X[f], not both (the second's
+    write would overwrite the first's value before the store reads it)."""
+    body = "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++) {\n    s = i;\n    t = j;\n    A[i][j] = s + t;\n  }\n"
+    src = tmp_path / "k.c"
+    src.write_text("double A[40][40];\nvoid k(int n) {\n  int i, j;\n  double s, t;\n" + textwrap.indent(body, "  ") + "}\n")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    assert [f"{f.scalar}->{f.array}" for f in forwardable(scop)] == ["s->A"]
+
+
+GRADIENT = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* the shape of a Sobel filter and of a plain sum of two temporaries, on flat pointer arrays */
+static void gradient(int w, int h, const float *in, float *mag)
+{
+  float gx, gy;
+  for (int y = 1; y < h - 1; y++)
+    for (int x = 1; x < w - 1; x++) {
+      gx = in[(y - 1) * w + x + 1] + 2.0f * in[y * w + x + 1] + in[(y + 1) * w + x + 1]
+         - in[(y - 1) * w + x - 1] - 2.0f * in[y * w + x - 1] - in[(y + 1) * w + x - 1];
+      gy = in[(y + 1) * w + x - 1] + 2.0f * in[(y + 1) * w + x] + in[(y + 1) * w + x + 1]
+         - in[(y - 1) * w + x - 1] - 2.0f * in[(y - 1) * w + x] - in[(y - 1) * w + x + 1];
+      mag[y * w + x] = gx * gx + gy * gy;
+    }
+}
+
+static void sums(int n, double *out)
+{
+  double a, b;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      a = i;
+      b = j;
+      out[i * n + j] = a + b;
+    }
+}
+
+int main(void)
+{
+  int w = 97, h = 61, n = 150;
+  float *in = malloc(sizeof(float) * w * h), *mag = calloc((size_t)w * h, sizeof(float));
+  double *out = malloc(sizeof(double) * n * n);
+  for (int i = 0; i < w * h; i++)
+    in[i] = (float)((i * 37) % 101) / 101.0f;
+  gradient(w, h, in, mag);
+  sums(n, out);
+  for (int i = 0; i < w * h; i += 7)
+    printf("%a\n", mag[i]);
+  for (int i = 0; i < n * n; i += 11)
+    printf("%a\n", out[i]);
+  free(in); free(mag); free(out);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_temporaries_combined_in_one_store_compute_the_same(tmp_path, target):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "gradient.c", GRADIENT, target)
+    assert result.changed
+    assert out == ref

@@ -8,6 +8,7 @@ What is drawn, and why each is there:
 * statements at every depth (imperfect nests), subscripts with offsets and coefficients,
   targets that omit a loop variable (reductions, overwrites): the dependences;
 * scalar reductions reset in an outer loop, and kernel-level scalars: privatization and expansion;
+  temporaries combined in one store (``t0 = ..; t1 = ..; X[..] = t0 * t1``): accumulators;
 * affine and modulo ``if``s: guards the scheduler must keep on their statements;
 * ``C[i][j] += A[i][k] * B[k][j]``, also through a scalar per cell (``s = 0; s += ..; C[i][j] = s``,
   expanded into a matrix): the matrix-multiply kernels, which promise bit-exact results;
@@ -176,7 +177,25 @@ class _Draft:
         else:
             for _ in range(r.choice((1, 1, 2, 3))):
                 body.append(self._maybe_if(self._stmt(inner, scalars), inner))
+            if r.random() < 0.1:
+                body += self._temporaries(inner, scalars)
         return Loop(name, lower, upper, tuple(body), inclusive, step, descending)
+
+    def _temporaries(self, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...]) -> list[Node]:
+        """``t0 = e0; t1 = e1; X[..] = t0 op t1``: temporaries combined in one store, as a
+        gradient's two components are (each alone could live in the element, not all of them)."""
+        r = self.rng
+        target = self._target_array(vars)
+        ctype = self._type_of(target)
+        temps = [self._new_scalar(ctype) for _ in range(r.choice((2, 2, 3)))]
+        nodes: list[Node] = []
+        for t in temps:
+            nodes += [t, Stmt(ScalarRef(t.name), "=", self._expr(ctype, vars, scalars, 2))]
+        combined: Expr = ScalarRef(temps[0].name)
+        for t in temps[1:]:
+            combined = BinOp(r.choice(("+", "-", "*") if ctype in FLOAT_TYPES else ("+", "-")), combined,
+                             ScalarRef(t.name))
+        return nodes + [Stmt(target, "=", combined)]
 
     def _bounds(self, outer: tuple[str, ...], depth: int) -> tuple[Poly, Poly, bool]:
         r = self.rng

@@ -15,7 +15,8 @@ A scalar ``s`` is forwarded into the element ``X[f]`` that one statement ``U`` s
   the last access of ``s`` in each iteration and the only one that reads it without writing it;
   the first is a write (``s = e``) in every iteration in which ``U`` runs, and only then;
 - between that first write and ``U``, no statement touches ``X[f]`` of the same iteration, and
-  ``U`` reads it only through ``s``.
+  ``U`` reads it only through ``s``;
+- no other scalar forwarded into ``X`` has an access between those two in the text.
 Every access of ``s`` then goes to ``X[f]``: ``X[f]`` takes its final value at ``U`` as before,
 and nobody sees the values it holds in between. Copies of an element into itself that this leaves
 (``w = A[i][j]``, ``C[i][j] = s``) are dropped.
@@ -55,7 +56,22 @@ def forwardable(scop: Scop) -> list[Forwarding]:
     for name in written:
         if isinstance(containers.get(name), Scalar) and any(_may_store(s, name) for s in scop.statements):
             found += _forwardings(scop, name)
-    return found
+    return _apart(scop, found)
+
+
+def _apart(scop: Scop, forwardings: list[Forwarding]) -> list[Forwarding]:
+    """Those of ``forwardings`` (each proven alone) that may all be done, first come first kept:
+    two into the same array must not interleave in the text. Each was checked against the code as
+    written: ``a = i; b = j; X[f] = a + b;`` forwards ``a`` or ``b`` into ``X[f]``, not both
+    (with both, ``X[f] = j`` overwrote ``a``'s value before the store read it)."""
+    position = {s.name: s.position for s in scop.statements}
+    spans = [(min(position[n] for n in f.statements), max(position[n] for n in f.statements)) for f in forwardings]
+    kept: list[int] = []
+    for i, f in enumerate(forwardings):
+        if all(forwardings[k].array != f.array or spans[k][1] < spans[i][0] or spans[i][1] < spans[k][0]
+               for k in kept):
+            kept.append(i)
+    return [forwardings[i] for i in kept]
 
 
 def _may_store(stmt: Statement, name: str) -> bool:
