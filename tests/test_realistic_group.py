@@ -108,7 +108,7 @@ def test_outcomes_from_report_lines(tmp_path):
     models = hotnests.nest_models(src, hotnests.hot_nests(src.read_text()))
     assert [m.function for m in models] == ["scale", "grid_scale", "rows"]
     assert models[0].whole and [s.line for s in models[0].scops] == [5]
-    assert not models[1].scops and "line 11" in models[1].obstacle   # (the struct member: s2s's words)
+    assert not models[1].scops and "struct member access" in models[1].obstacle and ":11:5)" in models[1].obstacle
     assert not models[2].whole and [s.line for s in models[2].scops] == [19]
 
     log = (f"s2s-cc: report: {src}:5: scale: SCoP at L0 optimized (tiles 512)\n"
@@ -206,11 +206,8 @@ def test_two_programs_through_the_harness(tmp_path, capsys):
     assert "S2S_REPORT=1" in log.splitlines()[0] and "s2s-cc: report:" in log
 
 
-def test_scop_obstacle_says_why(tmp_path):
-    """hotnests.scop_obstacle: the reason find_scops drops a loop nest, None for a SCoP."""
-    from frontends.c import lift_c_file
-    from s2s.ir import For, walk
-
+def test_nest_models_say_why_a_nest_is_no_scop(tmp_path):
+    """The obstacle of a hot nest that is no SCoP: what find_scops stopped at, with its place."""
     src = tmp_path / "o.c"
     src.write_text(
         "void ok(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 1.0; }\n"
@@ -221,12 +218,8 @@ def test_scop_obstacle_says_why(tmp_path):
         "  for (int c = 0; c < 4; c++) for (int i = 0; i < n; i++) y[c * n + i] = x[c * m + 2 * i]; }\n"
         "void rows(int n, double **r) {\n"
         "  for (int i = 0; i < n; i++) { double *ri = r[i]; for (int j = 0; j < n; j++) ri[j] = 0.0; } }\n")
-    unit, _ = lift_c_file(str(src))
-    why = {}
-    for f in unit.functions:
-        loop = next(n for n in walk(f.body) if isinstance(n, For))
-        why[f.name] = hotnests.scop_obstacle(f, loop)
-    assert why["ok"] is None
-    assert "product" in why["rgb"]        # (y * w + x) * 3: three levels of linearization
-    assert "delinearize" in why["fir"]    # x[c * m + 2 * i]: 2 * i may leave [0, m)
-    assert "ri" in why["rows"]            # the row pointer's declaration
+    nests = [hotnests.HotNest(line=line, end=line + 1, marker=line - 1, affine=True) for line in (1, 3, 6)]
+    why = {m.nest.line: m.obstacle for m in hotnests.nest_models(src, nests)}
+    assert why[1] is None
+    assert "product" in why[3] and why[3].endswith("o.c:3:3)")   # (y * w + x) * 3: three levels
+    assert "delinearize" in why[6]                             # x[c * m + 2 * i]: 2 * i may leave [0, m)

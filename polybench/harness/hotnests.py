@@ -12,7 +12,7 @@ that is not a SCoP where s2s-cc writes them (``FILE:LINE: FUNC: loop nest at Ln 
 reason``), or a note that the file was compiled unchanged. Which SCoPs lie in which nest comes
 from s2s's own front end and SCoP detection (``find_scops``) run on the source here (the report
 names a SCoP by its first line only), and so does why a nest is not a SCoP where the report
-does not say (``scop_obstacle``).
+does not say (``find_scops``' obstacles).
 
 A nest is *optimized* when a SCoP inside it was (``inner`` when that SCoP is not the whole nest:
 its outer loops stayed as written); otherwise the reasons are those of the report lines of its
@@ -222,22 +222,27 @@ def nest_models(path: Path, nests: Sequence[HotNest], cpp_args: Sequence[str] = 
     unit, _ = lift_c_file(str(path), list(cpp_args), compiler)
     spans: list[tuple[str, int, int]] = []   # (function, first line, last line)
     scops: list[tuple[ScopSpan, set[int]]] = []   # each SCoP and the lines of its loops
-    at_line: dict[int, tuple[object, object]] = {}   # line -> (sdfg, outermost loop or opaque statement)
+    at_line: dict[int, object] = {}   # line -> the outermost loop or opaque statement there
+    stopped: dict[int, str] = {}      # line of a nest left out of every SCoP -> what stopped it
     for sdfg in unit.functions:
         lines = [n.origin.line for n in walk(sdfg.body) if getattr(n, "origin", None) is not None]
         if sdfg.origin is not None:
             lines.append(sdfg.origin.line)
         if lines:
             spans.append((sdfg.name, min(lines), max(lines)))
-        for scop in find_scops(sdfg):
+        obstacles: list = []
+        for scop in find_scops(sdfg, obstacles):
             inside = [n for r in scop.nodes for n in walk(r) if getattr(n, "origin", None) is not None]
             if inside:
                 first = scop.first_line or min(n.origin.line for n in inside)
                 scops.append((ScopSpan(sdfg.name, first, max(n.origin.line for n in inside), scop.nodes[0].id),
                               {n.origin.line for n in inside if isinstance(n, LOOPS)}))
+        for o in obstacles:
+            if o.nest.origin is not None:
+                stopped.setdefault(o.nest.origin.line, o.describe())
         for n in walk(sdfg.body):
             if isinstance(n, (*LOOPS, Opaque)) and n.origin is not None and n.origin.line not in at_line:
-                at_line[n.origin.line] = (sdfg, n)
+                at_line[n.origin.line] = n
     models = []
     for nest in nests:
         function = next((name for name, a, b in spans if a <= nest.line <= b), None)
@@ -246,57 +251,17 @@ def nest_models(path: Path, nests: Sequence[HotNest], cpp_args: Sequence[str] = 
         holder = next((s for s, loops in mine if nest.line in loops), None)
         model.scops = [holder] if holder else [s for s, _ in mine if nest.line <= s.line <= nest.end]
         if holder is None:
-            sdfg, node = at_line.get(nest.line, (None, None))
-            if isinstance(node, Opaque):
-                model.obstacle = f"statement at line {nest.line} not modelled: {node.reason}"
+            node = at_line.get(nest.line)
+            if nest.line in stopped:
+                model.obstacle = stopped[nest.line]
+            elif isinstance(node, Opaque):
+                model.obstacle = f"code s2s does not model: {node.reason}"
             elif node is not None:
-                model.obstacle = scop_obstacle(sdfg, node) or "in no SCoP (merged with code that is not affine)"
+                model.obstacle = "in no SCoP of its own"
             else:
                 model.obstacle = "s2s's front end found no loop at this line"
         models.append(model)
     return models
-
-
-def scop_obstacle(sdfg, node) -> str | None:
-    """Why the loop nest ``node`` of ``sdfg`` is not a SCoP by itself, in words (the first
-    obstacle, outermost first), or None when it is one: what ``find_scops`` does with it, with
-    the reason it drops it kept (for builds whose report does not say)."""
-    from s2s.analysis import NotAffine
-    from s2s.analysis.scop import _Checker, _Model, _Reject, _writes_of
-    from s2s.ir import Block, For, Opaque, Scalar, Sequence, Symbol, walk
-
-    opaque = next((n for n in walk(node) if isinstance(n, Opaque)), None)
-    if opaque is not None:
-        at = f" at line {opaque.origin.line}" if opaque.origin is not None else ""
-        return f"statement{at} not modelled: {opaque.reason}"
-    parent = next((n for n in walk(sdfg.body) if isinstance(n, Sequence) and any(c is node for c in n.children)), None)
-    if parent is None:
-        return "not a statement of a block"
-    names: set[str] = set()
-    try:
-        _Checker(sdfg).check(node, (), names)
-    except (_Reject, NotAffine) as why:
-        return str(why)
-    loop_vars = {n.var for n in walk(node) if isinstance(n, For)}
-    used = sorted({e.data for n in walk(node) if isinstance(n, Block) for e in n.graph.edges} & loop_vars)
-    if used:
-        return f"loop variable {used[0]} read or written as data"
-    written = _writes_of(node)
-    params = []
-    for name in sorted(names - loop_vars):
-        data = sdfg.container_map.get(name)
-        if data is None:
-            continue
-        if not isinstance(data, (Scalar, Symbol)) or not data.dtype.is_integer:
-            return f"{name}, in a bound, condition or subscript, is not an integer scalar"
-        if name in written:
-            return f"{name}, in a bound, condition or subscript, is written inside the nest"
-        params.append(name)
-    try:
-        _Model(sdfg, parent, (node,), tuple(params)).build()
-    except (NotAffine, _Reject) as why:
-        return str(why) or "not affine"
-    return None
 
 
 # --- the report of one build -------------------------------------------------------------------
