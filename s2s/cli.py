@@ -178,13 +178,17 @@ def _run_analyze(ns: argparse.Namespace) -> int:
     except S2SError as exc:
         _error(str(exc))
         return 1
-    text = (format_json if ns.json else format_text)(str(ns.input), views)
-    if ns.output == "-":
+    _write_output(ns.output, (format_json if ns.json else format_text)(str(ns.input), views))
+    return 0
+
+
+def _write_output(output: str, text: str) -> None:
+    """``text`` to the file ``output``, or to stdout for ``-``."""
+    if output == "-":
         sys.stdout.write(text)
     else:
-        with open(ns.output, "w") as f:
+        with open(output, "w") as f:
             f.write(text)
-    return 0
 
 
 def _run_why(ns: argparse.Namespace) -> int:
@@ -201,12 +205,8 @@ def _run_why(ns: argparse.Namespace) -> int:
         return 1
     import json
 
-    text = json.dumps(summary_json(summary), indent=2) + "\n" if ns.json else format_summary(summary)
-    if ns.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(ns.output, "w") as f:
-            f.write(text)
+    _write_output(ns.output, json.dumps(summary_json(summary), indent=2) + "\n" if ns.json
+                  else format_summary(summary))
     return 0
 
 
