@@ -16,7 +16,8 @@ from s2s.tuning import tuner
 from s2s.tuning.tuner import Program, Timing, autotune, compared, default_recipes, differing
 from s2s.tuning.search import neighbour, tunable
 
-# A 2-D heat step (a band to tile) and an image's column sums, printed, with its own timing.
+# A 2-D heat step that writes its result transposed, as separable filters do (a band to tile),
+# and an image's column sums, printed, with its own timing.
 PROGRAM = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ PROGRAM = r"""
 void step(int n, double a[n][n], double b[n][n]) {
   for (int i = 1; i < n - 1; i++)
     for (int j = 1; j < n - 1; j++)
-      b[i][j] = 0.2 * (a[i][j] + a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1]);
+      b[j][i] = 0.2 * (a[i][j] + a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1]);
 }
 
 int main(void) {

@@ -14,7 +14,11 @@ only cut the rows of ``A`` into short pieces (gemver on one core ran at 0.64x of
 across its rows and the lines it touches do not all fit in L1: tiles keep them there for the
 next iterations (bicg's ``A[j][i]`` with j innermost, ``A`` a 2100 x 1900 array). Extents that
 are run-time parameters are taken where the arrays' declared extents bound them
-(``Scop.domains_within_extents``): ``L[2000][2000]`` with ``i < n`` runs i below 2000.
+(``Scop.domains_within_extents``): ``L[2000][2000]`` with ``i < n`` runs i below 2000. Where
+nothing bounds them (flat pointers) and the band is one statement's sweep along rows with no
+loop around it (a stencil step over a grid, a filter over an image), they are taken as
+``ASSUMED_EXTENT`` (``sweep_footprint``): its rows stay in cache untiled, as those of a known
+length do.
 """
 from __future__ import annotations
 
@@ -33,6 +37,9 @@ ELEMENT_BYTES = 8            # doubles; a float tile is then half as large as as
 LINE_BYTES = 64
 DEFAULT_TILE_BUDGET = 512 * 1024   # where the machine's caches are not known: half a 1 MiB L2
 DEFAULT_L1_BYTES = 32 * 1024
+# a size known only at run time, as the cache model takes it for a sweep along rows (the side of
+# a large image or grid)
+ASSUMED_EXTENT = 4096
 
 
 def tile_sizes(stmts: list[Statement], members: list[Row], innermost: int, budget_bytes: int) -> list[int]:
@@ -137,6 +144,24 @@ def _extent(member: Row, stmts: list[Statement], domains: dict[str, isl.Set] | N
     """How many values ``member`` takes on the statements' instances (None: not a constant)."""
     bounds = member_range(member, stmts, domains)
     return None if bounds is None else bounds[1] - bounds[0] + 1
+
+
+def sweep_footprint(stmts: list[Statement], members: list[Row], innermost: int,
+                    domains: dict[str, isl.Set]) -> Footprint | None:
+    """``untiled_footprint`` of one statement's band of two loops whose extents are known only
+    at run time, taking them as at most ASSUMED_EXTENT, where it sweeps along rows (no access
+    walks across them): a filter's or a stencil step's reuse, between neighbouring rows, stays in
+    cache untiled. None for any other band."""
+    if len(stmts) != 1 or len(members) != 2:
+        return None
+    bounded = {}
+    for name, domain in domains.items():
+        for i in range(domain.dim(isl.dim_type.param)):
+            domain = domain.lower_bound_val(isl.dim_type.param, i, 0)
+            domain = domain.upper_bound_val(isl.dim_type.param, i, ASSUMED_EXTENT)
+        bounded[name] = domain
+    footprint = untiled_footprint(stmts, members, innermost, bounded)
+    return footprint if footprint is not None and footprint.strided == 0 else None
 
 
 def member_range(member: Row, stmts: list[Statement],

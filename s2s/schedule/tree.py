@@ -17,7 +17,7 @@ from s2s.schedule.point_order import (
 )
 from s2s.schedule.statement_split import StatementSplit, statement_split
 from s2s.schedule.tile_sizes import (
-    DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, tile_sizes, untiled_footprint,
+    ASSUMED_EXTENT, DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, sweep_footprint, tile_sizes, untiled_footprint,
 )
 from s2s.schedule.whole_groups import isolate_marked_groups, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
@@ -336,13 +336,18 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         report.notes.append("untiled: no cache line is used again across its outer loops")
         return _untiled(*untiled_args, decided, plan=plan)
     untiled = None if options.tile_sizes or plan.tile else untiled_footprint(stmts, members, inner, bounded, outer)
+    assumed = ""
+    if untiled is None and not options.tile_sizes and not plan.tile and not outer:
+        # (a sweep over rows of run-time length: a grid's or an image's)
+        untiled = sweep_footprint(stmts, members, inner, bounded)
+        assumed = f" at sizes up to {ASSUMED_EXTENT}"
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop;
     # a band with no parallel loop would be tiled only for a wavefront, a barrier per diagonal
     # for data that stays in cache without tiles (Floyd-Warshall's rows, once per k)
     if (untiled is not None and untiled.total <= options.tile_budget_bytes
             and untiled.strided <= options.l1_bytes
             and (not options.parallel or not any(coincident) or any(coincident[j] for j in order[:-1]))):
-        report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB, which stay in cache")
+        report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB{assumed}, which stay in cache")
         return _untiled(*untiled_args, decided, plan=plan)
     sizes = list(plan.tile) if plan.tile else _tile_sizes(stmts, members, inner, options)
     node = node.band_tile(_multi_val(node.band_get_space(), sizes))  # the tile band; its child: the point band
