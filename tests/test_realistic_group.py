@@ -100,7 +100,7 @@ def test_outcomes_from_report_lines(tmp_path):
         "{\n"                                                                           # 15
         "    /* hot */\n"                                                               # 16
         "    for (int i = 0; i < n; i++) {\n"                                           # 17
-        "        double *ri = r[i];\n"                                                  # 18
+        "        double *ri = r[i] + 1;\n"                                              # 18 (no view)
         "        for (int j = 0; j < n; j++)\n"                                         # 19
         "            s[j] += ri[j];\n"                                                  # 20
         "    }\n"                                                                       # 21

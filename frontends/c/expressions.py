@@ -1,7 +1,7 @@
 """C expressions (pycparser AST) -> IR expressions."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from pycparser import c_ast
 
@@ -9,6 +9,9 @@ from frontends.c.c_text import node_text
 from frontends.c.declarations import Unliftable, construct_name
 from frontends.c.parse import VA_ARG_PLACEHOLDER
 from s2s.ir import Access, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
+
+if TYPE_CHECKING:
+    from frontends.c.pointer_views import PointerView
 
 _UNARY_OPS = {"-", "+", "!", "~"}
 _UNMODELLED_UNARY = {"*": "pointer dereference (*p)", "&": "address-of (&x)", "++": "++ inside an expression",
@@ -19,9 +22,11 @@ class ExpressionLifter:
     """Lifts side-effect-free C expressions. ``resolve`` maps a C name in scope to its container
     name (or returns it unchanged for enum constants and functions)."""
 
-    def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool]):
+    def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool],
+                 view: Callable[[str], PointerView | None] = lambda name: None):
         self.resolve = resolve
         self.is_variable = is_variable
+        self.view = view   # a pointer view by C name (pointer_views.py), read through its base
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -36,6 +41,8 @@ class ExpressionLifter:
         return Sym(self.resolve(n.name))
 
     def lift_ArrayRef(self, n: c_ast.ArrayRef) -> Expr:
+        if isinstance(n.name, c_ast.ID) and (view := self.view(n.name.name)) is not None:
+            return self(view.element(n.subscript))
         indices: list[Expr] = []
         node: c_ast.Node = n
         while isinstance(node, c_ast.ArrayRef):
@@ -49,6 +56,8 @@ class ExpressionLifter:
         return Binary(n.op, self(n.left), self(n.right))
 
     def lift_UnaryOp(self, n: c_ast.UnaryOp) -> Expr:
+        if n.op == "*" and isinstance(n.expr, c_ast.ID) and (view := self.view(n.expr.name)) is not None:
+            return self(view.element(c_ast.Constant("int", "0")))
         if n.op in _UNARY_OPS:
             return Unary(n.op, self(n.expr))
         if n.op == "sizeof":

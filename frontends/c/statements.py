@@ -16,6 +16,7 @@ from frontends.c.parse import FUNC_DECL_TYPES
 from frontends.c.c_text import node_text, statement_text
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
+from frontends.c.pointer_views import PointerView, substitute_views, views_in_block
 from s2s.ir import (
     Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range,
     Return, Scalar, Sequence, SourceSpan, Storage, Sym, Symbol, While,
@@ -79,7 +80,8 @@ class FunctionLifter:
         self.loop_vars: list[str] = []
         self.written = written_names(func.body)
         self.address_taken = address_taken_names(func.body)
-        self.expr = ExpressionLifter(self.resolve, self.is_variable)
+        self.views: dict[str, PointerView] = {}   # pointer views in scope (pointer_views.py), by C name
+        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get)
         self.opaque_reasons: list[str] = []
 
     # --- names ----------------------------------------------------------------------------------
@@ -172,13 +174,23 @@ class FunctionLifter:
         return self.b.opaque(statement_text(self._renamed(s)), reason)
 
     def _renamed(self, s: c_ast.Node) -> c_ast.Node:
-        """``s`` with references to renamed locals spelled as in the IR (scope-aware)."""
+        """``s`` with references to renamed locals spelled as in the IR (scope-aware), pointer
+        views read through their bases."""
+        if self.views:
+            s = substitute_views(s, self.views)
         live = {c: n for scope in self.scopes for c, n in scope.items() if c != n}
         if not live:
             return s
         s = copy.deepcopy(s)
         _rename_ids(s, live)
         return s
+
+    def _element_of(self, cname: str) -> tuple[str, int] | None:
+        """(element type, number of subscripts) of the array or pointer ``cname`` names here."""
+        if not self.is_variable(cname) or cname in self.views:
+            return None
+        data = self._data(self.resolve(cname))
+        return (data.dtype.spelling, data.rank) if isinstance(data, Array) else None
 
     def as_sequence(self, s: c_ast.Node | None) -> Sequence:
         if s is None:
@@ -193,10 +205,20 @@ class FunctionLifter:
 
     def stmt_Compound(self, s: c_ast.Compound) -> list[ControlNode]:
         self.scopes.append({})
+        items = s.block_items or []
+        views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names)
+        outer = dict(self.views)
+        children: list[ControlNode] = []
         try:
-            children = [n for item in (s.block_items or []) for n in self.statement(item)]
+            for k, item in enumerate(items):
+                if k in views:   # (read through its base from here on: no declaration)
+                    self.views[item.name] = views[k]
+                else:
+                    children += self.statement(item)
         finally:
             self.scopes.pop()
+            self.views.clear()
+            self.views.update(outer)
         return [self.b.sequence(children)]
 
     def stmt_EmptyStatement(self, s) -> list[ControlNode]:

@@ -1,0 +1,181 @@
+"""Pointer views: a local pointer into an array, declared in a block and only ever subscripted.
+
+Image and grid code walks rows through views declared in the loop, ``const float *up = in +
+(y - 1) * w;`` or ``double *x = B[r];`` (a row of ``double **B``), then reads ``up[x + 1]``. To the
+polyhedral model such a view is a new array of unknown relation to ``in``; read through its base it
+is ``in[(y - 1) * w + x + 1]``, an access it can analyse (and a run-time overlap check covers
+``in``). A declaration is a view when, in its block:
+
+* it declares one pointer to a scalar type, initialized with ``X + e``, ``e + X``, ``X - e``,
+  ``&X[e]`` or ``X`` (``X`` a one-dimensional array or pointer of the same element type), or with
+  ``X[e]`` (a row of an array of row pointers ``X``);
+* every later use of the name is a subscript ``v[k]`` or a dereference ``*v``; the function never
+  assigns it or takes its address;
+* no statement after it in the block writes ``X`` or a variable of ``e`` (so the view's base
+  stays what it was when the view was made).
+
+The lifter then drops the declaration and reads ``v[k]`` as ``X[e + k]`` (``X[e][k]`` for a row),
+in the IR and in the text of statements it keeps opaque alike.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from frontends.c.declarations import base_type_spelling
+
+
+@dataclass(frozen=True)
+class PointerView:
+    base: str              # the C name of X
+    offset: c_ast.Node     # e (for a row view, the row)
+    row: bool = False      # X[e] of an array of row pointers: v[k] is X[e][k]
+
+    def element(self, index: c_ast.Node) -> c_ast.ArrayRef:
+        """``v[index]`` through the base, as C syntax."""
+        if self.row:
+            return c_ast.ArrayRef(c_ast.ArrayRef(c_ast.ID(self.base), copy.deepcopy(self.offset)), index)
+        return c_ast.ArrayRef(c_ast.ID(self.base), c_ast.BinaryOp("+", copy.deepcopy(self.offset), index))
+
+
+def _pointee_spelling(decl: c_ast.Decl) -> str | None:
+    t = decl.type
+    if not isinstance(t, c_ast.PtrDecl):
+        return None
+    return base_type_spelling(t.type)
+
+
+def _names(node: c_ast.Node) -> set[str]:
+    out: set[str] = set()
+
+    class V(c_ast.NodeVisitor):
+        def visit_ID(self, n):
+            out.add(n.name)
+
+    V().visit(node)
+    return out
+
+
+def _view_of(decl: c_ast.Decl, element_of) -> PointerView | None:
+    """The view ``decl`` makes, judging by its declaration alone. ``element_of(name)`` gives the
+    element type of an array in scope and its number of pointer levels ((spelling, rank) or None)."""
+    init = decl.init
+    spelling = _pointee_spelling(decl)
+    if spelling is None or init is None or decl.storage or decl.bitsize is not None:
+        return None
+    base: c_ast.Node | None = None
+    offset: c_ast.Node | None = None
+    row = False
+    if isinstance(init, c_ast.BinaryOp) and init.op in ("+", "-"):
+        if isinstance(init.left, c_ast.ID) and element_of(init.left.name) is not None:
+            base, offset = init.left, init.right if init.op == "+" else c_ast.UnaryOp("-", init.right)
+        elif init.op == "+" and isinstance(init.right, c_ast.ID) and element_of(init.right.name) is not None:
+            base, offset = init.right, init.left
+    elif isinstance(init, c_ast.UnaryOp) and init.op == "&" and isinstance(init.expr, c_ast.ArrayRef) \
+            and isinstance(init.expr.name, c_ast.ID):
+        base, offset = init.expr.name, init.expr.subscript
+    elif isinstance(init, c_ast.ArrayRef) and isinstance(init.name, c_ast.ID):
+        base, offset, row = init.name, init.subscript, True
+    elif isinstance(init, c_ast.ID):
+        base, offset = init, c_ast.Constant("int", "0")
+    if base is None:
+        return None
+    known = element_of(base.name)
+    if known is None or known[0].replace("const ", "") != spelling.replace("const ", ""):
+        return None
+    if known[1] != (2 if row else 1):
+        return None
+    return PointerView(base.name, offset, row)
+
+
+def _declares(names: set[str], items: list[c_ast.Node]) -> bool:
+    found = False
+
+    class V(c_ast.NodeVisitor):
+        def visit_Decl(self, n):
+            nonlocal found
+            found |= n.name in names
+            self.generic_visit(n)
+
+    for item in items:
+        V().visit(item)
+    return found
+
+
+def _uses_are_subscripts(name: str, items: list[c_ast.Node]) -> bool:
+    """Whether every use of ``name`` in ``items`` is ``name[k]`` or ``*name`` (none shadowed by a
+    declaration of the same name: then the answer is no, to keep it simple)."""
+    ok = True
+
+    class V(c_ast.NodeVisitor):
+        def visit_ArrayRef(self, n):
+            if isinstance(n.name, c_ast.ID) and n.name.name == name:
+                self.visit(n.subscript)
+            else:
+                self.generic_visit(n)
+
+        def visit_UnaryOp(self, n):
+            if n.op == "*" and isinstance(n.expr, c_ast.ID) and n.expr.name == name:
+                return
+            self.generic_visit(n)
+
+        def visit_ID(self, n):
+            nonlocal ok
+            if n.name == name:
+                ok = False
+
+        def visit_Decl(self, n):
+            nonlocal ok
+            if n.name == name:
+                ok = False
+            self.generic_visit(n)
+
+    for item in items:
+        V().visit(item)
+    return ok
+
+
+def views_in_block(items: list[c_ast.Node], written_in_function: set[str], element_of,
+                   written_names) -> dict[int, PointerView]:
+    """The declarations among a block's ``items`` that are pointer views: item index -> view.
+    ``written_names(node)``: the names a statement assigns."""
+    found: dict[int, PointerView] = {}
+    for k, item in enumerate(items):
+        if not isinstance(item, c_ast.Decl) or item.name is None or item.name in written_in_function:
+            continue
+        view = _view_of(item, element_of)
+        if view is None:
+            continue
+        rest = items[k + 1:]
+        if not _uses_are_subscripts(item.name, rest):
+            continue
+        changed = set().union(*(written_names(r) for r in rest)) if rest else set()
+        read = _names(view.offset) | {view.base}
+        if changed & read or _declares(read, rest):
+            continue   # (the base would not be what it was when the view was made)
+        found[k] = view
+    return found
+
+
+def substitute_views(node: c_ast.Node, views: dict[str, PointerView]) -> c_ast.Node:
+    """A copy of ``node`` with every ``v[k]`` and ``*v`` of ``views`` read through its base."""
+    node = copy.deepcopy(node)
+
+    def rewrite(n: c_ast.Node) -> c_ast.Node:
+        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) and n.name.name in views:
+            return views[n.name.name].element(rewrite(n.subscript))
+        if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) and n.expr.name in views:
+            return views[n.expr.name].element(c_ast.Constant("int", "0"))
+        for attr in n.__slots__:
+            if attr in ("coord", "__weakref__"):
+                continue
+            value = getattr(n, attr, None)
+            if isinstance(value, c_ast.Node):
+                setattr(n, attr, rewrite(value))
+            elif isinstance(value, list):
+                setattr(n, attr, [rewrite(v) if isinstance(v, c_ast.Node) else v for v in value])
+        return n
+
+    return rewrite(node)

@@ -1,0 +1,122 @@
+"""Pointer views (frontends/c/pointer_views.py): a local pointer into an array, declared in a block
+and only subscripted, is read through its base, so that the loops around it form one SCoP; any
+other use keeps it a pointer of its own. Programs built with it compute what gcc's build does,
+where the views' bases overlap too."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from c_build import optimized_and_both_outputs
+from frontends.c import lift_c_file
+from s2s.analysis import find_scops
+from s2s.ir import Block, walk
+
+
+def _lifted(tmp_path: Path, body: str, params: str = "int w, int h, const float *in, float *out"):
+    src = tmp_path / "v.c"
+    src.write_text(f"void f({params}) {{\n{textwrap.indent(body, '  ')}}}\n")
+    unit, _ = lift_c_file(str(src))
+    (sdfg,) = unit.functions
+    obstacles: list = []
+    scops = find_scops(sdfg, obstacles)
+    arrays = {e.data for n in walk(sdfg.body) if isinstance(n, Block) for e in n.graph.edges}
+    return scops, obstacles, arrays
+
+
+ROWS = """for (int y = 1; y < h - 1; y++) {
+  const float *up = in + (y - 1) * w;
+  const float *mid = &in[y * w];
+  float *o = out + y * w;
+  for (int x = 0; x < w; x++)
+    o[x] = up[x] + *mid + mid[x];
+}
+"""
+
+
+def test_row_views_are_read_through_their_base(tmp_path):
+    scops, obstacles, arrays = _lifted(tmp_path, ROWS)
+    assert len(scops) == 1 and scops[0].nodes[0].origin.line == 2 and not obstacles
+    assert arrays == {"in", "out"}
+
+
+def test_a_row_of_row_pointers(tmp_path):
+    body = "for (int r = 0; r < h; r++) {\n  double *x = B[r];\n  for (int k = 0; k < w; k++)\n    x[k] = 2.0 * x[k];\n}\n"
+    scops, _, arrays = _lifted(tmp_path, body, "int w, int h, double **B")
+    assert len(scops) == 1 and arrays == {"B"}
+
+
+@pytest.mark.parametrize("change", [
+    "  up++;\n",                                  # the view moves
+    "  g(up);\n",                                 # the pointer itself is used
+    "  w = 3;\n",                                 # its offset changes after it was made
+    "  out = out + 1;\n",                         # its base changes
+    "  { float *out = 0; up[0] = 0; }\n",         # its base's name is another pointer there
+])
+def test_other_uses_keep_a_pointer_of_its_own(tmp_path, change):
+    body = ("for (int y = 1; y < h - 1; y++) {\n  float *up = out + (y - 1) * w;\n"
+            "  for (int x = 0; x < w; x++)\n    up[x] = in[x];\n" + change + "}\n")
+    scops, obstacles, arrays = _lifted(tmp_path, body)
+    assert "up" in arrays and any("declaration of up" in o.what for o in obstacles)
+
+
+PROGRAM = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void smooth(const float *in, float *out, int w, int h)
+{
+  for (int y = 1; y < h - 1; y++) {
+    const float *up = in + (y - 1) * w;
+    const float *mid = in + y * w;
+    const float *dn = &in[(y + 1) * w];
+    float *o = out + y * w;
+    for (int x = 1; x < w - 1; x++)
+      o[x] = (up[x - 1] + 2.0f * up[x] + up[x + 1] + 2.0f * mid[x - 1] + 4.0f * mid[x]
+              + 2.0f * mid[x + 1] + dn[x - 1] + 2.0f * dn[x] + dn[x + 1]) * (1.0f / 16.0f);
+  }
+}
+
+static void scale_rows(double **rows, int n, int m, double s)
+{
+  for (int r = 0; r < n; r++) {
+    double *x = rows[r];
+    for (int k = 0; k < m; k++)
+      x[k] = s * x[k] + (double)k;
+  }
+}
+
+int main(void)
+{
+  int w = 83, h = 57, n = 40, m = 33;
+  float *a = malloc(sizeof(float) * w * h * 2), *b = calloc((size_t)w * h, sizeof(float));
+  for (int i = 0; i < w * h * 2; i++)
+    a[i] = (float)((i * 37) % 101) / 101.0f;
+  smooth(a, b, w, h);
+  smooth(a, a + w, w, h);          /* rows overlapping the input: the user's order only */
+  double *store = malloc(sizeof(double) * n * m);
+  double **rows = malloc(sizeof(double *) * n);
+  for (int r = 0; r < n; r++) {
+    rows[r] = store + (size_t)((r * 7) % n) * m;   /* a permutation of the rows */
+    for (int k = 0; k < m; k++)
+      rows[r][k] = r + 0.5 * k;
+  }
+  scale_rows(rows, n, m, 1.5);
+  for (int i = 0; i < w * h; i += 3)
+    printf("%a %a\n", b[i], a[i]);
+  for (int i = 0; i < n * m; i += 5)
+    printf("%a\n", store[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_views_compute_what_the_loops_compute(tmp_path, target, monkeypatch):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "views.c", PROGRAM, target)
+    lines = [ln for ln in result.report if ": smooth: " in ln or ": scale_rows: " in ln]
+    assert len(lines) == 2 and all("SCoP at" in ln for ln in lines), result.report
+    assert out == ref
