@@ -42,6 +42,18 @@ def test_row_views_are_read_through_their_base(tmp_path):
     assert arrays == {"in", "out"}
 
 
+@pytest.mark.parametrize("offset", ["g_offset", "next_row(y)", "y++"])
+def test_offsets_that_may_change_unseen_or_do_more_than_read_make_no_view(tmp_path, offset):
+    body = ("for (int y = 1; y < h - 1; y++) {\n  const float *up = in + " + offset + ";\n"
+            "  for (int x = 0; x < w; x++)\n    out[x] = up[x];\n}\n")
+    src = tmp_path / "v.c"
+    src.write_text(f"int g_offset;\nint next_row(int);\nvoid f(int w, int h, const float *in, float *out) {{\n"
+                   f"{textwrap.indent(body, '  ')}}}\n")
+    unit, _ = lift_c_file(str(src))
+    arrays = {e.data for n in walk(unit.functions[0].body) if isinstance(n, Block) for e in n.graph.edges}
+    assert "up" in arrays
+
+
 def test_a_row_of_row_pointers(tmp_path):
     body = "for (int r = 0; r < h; r++) {\n  double *x = B[r];\n  for (int k = 0; k < w; k++)\n    x[k] = 2.0 * x[k];\n}\n"
     scops, _, arrays = _lifted(tmp_path, body, "int w, int h, double **B")
@@ -54,9 +66,10 @@ def test_a_row_of_row_pointers(tmp_path):
     "  w = 3;\n",                                 # its offset changes after it was made
     "  out = out + 1;\n",                         # its base changes
     "  { float *out = 0; up[0] = 0; }\n",         # its base's name is another pointer there
+    "  *pw = 3;\n",                               # its offset changes through a pointer
 ])
 def test_other_uses_keep_a_pointer_of_its_own(tmp_path, change):
-    body = ("for (int y = 1; y < h - 1; y++) {\n  float *up = out + (y - 1) * w;\n"
+    body = ("int *pw = &w;\nfor (int y = 1; y < h - 1; y++) {\n  float *up = out + (y - 1) * w;\n"
             "  for (int x = 0; x < w; x++)\n    up[x] = in[x];\n" + change + "}\n")
     scops, obstacles, arrays = _lifted(tmp_path, body)
     assert "up" in arrays and any("declaration of up" in o.what for o in obstacles)

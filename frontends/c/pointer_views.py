@@ -11,8 +11,10 @@ is ``in[(y - 1) * w + x + 1]``, an access it can analyse (and a run-time overlap
   ``X[e]`` (a row of an array of row pointers ``X``);
 * every later use of the name is a subscript ``v[k]`` or a dereference ``*v``; the function never
   assigns it or takes its address;
-* no statement after it in the block writes ``X`` or a variable of ``e`` (so the view's base
-  stays what it was when the view was made).
+* ``X`` and the variables of ``e`` are locals or parameters whose address the function never
+  takes, ``e`` has no call, assignment, ``++`` or ``--``, and no statement after the declaration
+  in the block writes or redeclares any of them (so the view's base stays what it was when the
+  view was made, whatever calls and stores through pointers happen meanwhile).
 
 The lifter then drops the declaration and reads ``v[k]`` as ``X[e + k]`` (``X[e][k]`` for a row),
 in the IR and in the text of statements it keeps opaque alike.
@@ -137,16 +139,40 @@ def _uses_are_subscripts(name: str, items: list[c_ast.Node]) -> bool:
     return ok
 
 
+def _has_effects(node: c_ast.Node) -> bool:
+    """Whether evaluating ``node`` may do more than read (a call, an assignment, ++ or --)."""
+    found = False
+
+    class V(c_ast.NodeVisitor):
+        def visit_FuncCall(self, n):
+            nonlocal found
+            found = True
+
+        def visit_Assignment(self, n):
+            nonlocal found
+            found = True
+
+        def visit_UnaryOp(self, n):
+            nonlocal found
+            found |= n.op in ("++", "--", "p++", "p--")
+            self.generic_visit(n)
+
+    V().visit(node)
+    return found
+
+
 def views_in_block(items: list[c_ast.Node], written_in_function: set[str], element_of,
-                   written_names) -> dict[int, PointerView]:
+                   written_names, is_local) -> dict[int, PointerView]:
     """The declarations among a block's ``items`` that are pointer views: item index -> view.
-    ``written_names(node)``: the names a statement assigns."""
+    ``written_names(node)``: the names a statement assigns; ``is_local(name)``: a local variable
+    or parameter of the function whose address it never takes (nothing but its own assignments
+    can change it, where a call or a store through a pointer could change a global)."""
     found: dict[int, PointerView] = {}
     for k, item in enumerate(items):
         if not isinstance(item, c_ast.Decl) or item.name is None or item.name in written_in_function:
             continue
         view = _view_of(item, element_of)
-        if view is None:
+        if view is None or _has_effects(view.offset) or not all(map(is_local, _names(view.offset) | {view.base})):
             continue
         rest = items[k + 1:]
         if not _uses_are_subscripts(item.name, rest):

@@ -185,6 +185,10 @@ class FunctionLifter:
         _rename_ids(s, live)
         return s
 
+    def _is_local(self, cname: str) -> bool:
+        """A local or parameter in scope whose address the function never takes."""
+        return any(cname in scope for scope in self.scopes) and cname not in self.address_taken
+
     def _element_of(self, cname: str) -> tuple[str, int] | None:
         """(element type, number of subscripts) of the array or pointer ``cname`` names here."""
         if not self.is_variable(cname) or cname in self.views:
@@ -206,7 +210,8 @@ class FunctionLifter:
     def stmt_Compound(self, s: c_ast.Compound) -> list[ControlNode]:
         self.scopes.append({})
         items = s.block_items or []
-        views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names)
+        views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names,
+                               self._is_local)
         outer = dict(self.views)
         children: list[ControlNode] = []
         try:
