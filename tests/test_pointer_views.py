@@ -54,6 +54,16 @@ def test_offsets_that_may_change_unseen_or_do_more_than_read_make_no_view(tmp_pa
     assert "up" in arrays
 
 
+def test_a_view_of_a_view_reads_the_first_ones_base(tmp_path):
+    body = ("for (int y = 1; y < h; y++) {\n  float *o = out + y * w;\n  const float *up = o - w;\n"
+            "  for (int x = 0; x < w; x++)\n    o[x] = up[x] + in[x];\n}\n")
+    scops, obstacles, arrays = _lifted(tmp_path, body)
+    assert len(scops) == 1 and not obstacles and arrays == {"in", "out"}
+    # the first moved: neither is a view any more
+    scops, obstacles, arrays = _lifted(tmp_path, body.replace("  for (int x", "  o++;\n  for (int x"))
+    assert {"o", "up"} <= arrays
+
+
 def test_a_row_of_row_pointers(tmp_path):
     body = "for (int r = 0; r < h; r++) {\n  double *x = B[r];\n  for (int k = 0; k < w; k++)\n    x[k] = 2.0 * x[k];\n}\n"
     scops, _, arrays = _lifted(tmp_path, body, "int w, int h, double **B")
@@ -93,12 +103,12 @@ static void smooth(const float *in, float *out, int w, int h)
   }
 }
 
-/* in place: each row from the one above it, through two views of one array */
+/* in place: each row from the one above it, through a view and a view of it */
 static void sweep_down(float *a, int w, int h)
 {
   for (int y = 1; y < h; y++) {
     float *o = a + y * w;
-    const float *up = a + (y - 1) * w;
+    const float *up = o - w;
     for (int x = 1; x < w; x++)
       o[x] = 0.5f * (up[x] + up[x - 1]) + 0.25f * *up;
   }

@@ -7,8 +7,9 @@ is ``in[(y - 1) * w + x + 1]``, an access it can analyse (and a run-time overlap
 ``in``). A declaration is a view when, in its block:
 
 * it declares one pointer to a scalar type, initialized with ``X + e``, ``e + X``, ``X - e``,
-  ``&X[e]`` or ``X`` (``X`` a one-dimensional array or pointer of the same element type), or with
-  ``X[e]`` (a row of an array of row pointers ``X``);
+  ``&X[e]`` or ``X`` (``X`` a one-dimensional array or pointer of the same element type, or an
+  earlier view in the block: ``const float *up = o - w;``), or with ``X[e]`` (a row of an array
+  of row pointers ``X``);
 * every later use of the name is a subscript ``v[k]`` or a dereference ``*v``; the function never
   assigns it or takes its address;
 * ``X`` and the variables of ``e`` are locals or parameters whose address the function never
@@ -166,23 +167,54 @@ def views_in_block(items: list[c_ast.Node], written_in_function: set[str], eleme
     """The declarations among a block's ``items`` that are pointer views: item index -> view.
     ``written_names(node)``: the names a statement assigns; ``is_local(name)``: a local variable
     or parameter of the function whose address it never takes (nothing but its own assignments
-    can change it, where a call or a store through a pointer could change a global)."""
-    found: dict[int, PointerView] = {}
+    can change it, where a call or a store through a pointer could change a global). A view of
+    a view (``float *o = a + y * w; const float *up = o - w;``) is a view of the first one's base
+    (``a + (y * w + -w)``), and using the first in the second's declaration keeps it a view."""
+    candidates: dict[int, PointerView] = {}
+    through: dict[int, int] = {}    # a view of a view: its index -> the index of the view it reads
+    declared_at: dict[str, int] = {}
+
+    def element_here(name: str):
+        k = declared_at.get(name)
+        if k is not None and k in candidates and not candidates[k].row:
+            return _pointee_spelling(items[k]), 1
+        return None if k is not None else element_of(name)
+
     for k, item in enumerate(items):
-        if not isinstance(item, c_ast.Decl) or item.name is None or item.name in written_in_function:
-            continue
-        view = _view_of(item, element_of)
-        if view is None or _has_effects(view.offset) or not all(map(is_local, _names(view.offset) | {view.base})):
-            continue
-        rest = items[k + 1:]
-        if not _uses_are_subscripts(item.name, rest):
-            continue
+        if isinstance(item, c_ast.Decl) and item.name is not None:
+            view = None if item.name in written_in_function else _view_of(item, element_here)
+            inner = declared_at.get(view.base) if view is not None else None
+            declared_at[item.name] = k
+            if view is None or _has_effects(view.offset):
+                continue
+            if inner is not None:   # a view of a view: read through the first one's base
+                first = candidates[inner]
+                view = PointerView(first.base, c_ast.BinaryOp("+", copy.deepcopy(first.offset), view.offset), view.row)
+                through[k] = inner
+            if all(map(is_local, _names(view.offset) | {view.base})):
+                candidates[k] = view
+
+    def holds(k: int) -> bool:
+        name, rest = items[k].name, items[k + 1:]
+        readers = [j for j, via in through.items() if via == k and j in candidates]
+        uses = [copy.copy(item) for item in rest]
+        for j in readers:   # (its use in a view made from it is no use of the pointer's value)
+            uses[j - k - 1].init = None
+        if not _uses_are_subscripts(name, uses):
+            return False
+        view = candidates[k]
         changed = set().union(*(written_names(r) for r in rest)) if rest else set()
         read = _names(view.offset) | {view.base}
-        if changed & read or _declares(read, rest):
-            continue   # (the base would not be what it was when the view was made)
-        found[k] = view
-    return found
+        return not (changed & read or _declares(read, rest))   # (else the base would move)
+
+    settled = False
+    while not settled:
+        settled = True
+        for k in list(candidates):
+            if k in candidates and (not holds(k) or (k in through and through[k] not in candidates)):
+                del candidates[k]
+                settled = False
+    return candidates
 
 
 def substitute_views(node: c_ast.Node, views: dict[str, PointerView]) -> c_ast.Node:
