@@ -54,6 +54,13 @@ def test_offsets_that_may_change_unseen_or_do_more_than_read_make_no_view(tmp_pa
     assert "up" in arrays
 
 
+def test_a_store_through_a_view_of_const_stays_the_compilers_error(tmp_path):
+    body = ("for (int y = 1; y < h; y++) {\n  const float *o = out + y * w;\n"
+            "  for (int x = 0; x < w; x++)\n    o[x] = in[x];\n}\n")
+    _, _, arrays = _lifted(tmp_path, body)
+    assert "o" in arrays
+
+
 def test_a_view_of_a_view_reads_the_first_ones_base(tmp_path):
     body = ("for (int y = 1; y < h; y++) {\n  float *o = out + y * w;\n  const float *up = o - w;\n"
             "  for (int x = 0; x < w; x++)\n    o[x] = up[x] + in[x];\n}\n")

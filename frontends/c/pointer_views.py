@@ -107,12 +107,23 @@ def _declares(names: set[str], items: list[c_ast.Node]) -> bool:
     return found
 
 
-def _uses_are_subscripts(name: str, items: list[c_ast.Node]) -> bool:
+def _uses_are_subscripts(name: str, items: list[c_ast.Node], writable: bool = True) -> bool:
     """Whether every use of ``name`` in ``items`` is ``name[k]`` or ``*name`` (none shadowed by a
-    declaration of the same name: then the answer is no, to keep it simple)."""
+    declaration of the same name: then the answer is no, to keep it simple), and, where the view
+    is not ``writable`` (a pointer to const), none a store (the compiler's error stays)."""
     ok = True
 
+    def is_use(n: c_ast.Node) -> bool:
+        return (isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) and n.name.name == name
+                or isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID)
+                and n.expr.name == name)
+
     class V(c_ast.NodeVisitor):
+        def visit_Assignment(self, n):
+            nonlocal ok
+            ok &= writable or not is_use(n.lvalue)
+            self.generic_visit(n)
+
         def visit_ArrayRef(self, n):
             if isinstance(n.name, c_ast.ID) and n.name.name == name:
                 self.visit(n.subscript)
@@ -120,6 +131,9 @@ def _uses_are_subscripts(name: str, items: list[c_ast.Node]) -> bool:
                 self.generic_visit(n)
 
         def visit_UnaryOp(self, n):
+            nonlocal ok
+            if n.op in ("++", "--", "p++", "p--") and is_use(n.expr):
+                ok &= writable
             if n.op == "*" and isinstance(n.expr, c_ast.ID) and n.expr.name == name:
                 return
             self.generic_visit(n)
@@ -200,7 +214,7 @@ def views_in_block(items: list[c_ast.Node], written_in_function: set[str], eleme
         uses = [copy.copy(item) for item in rest]
         for j in readers:   # (its use in a view made from it is no use of the pointer's value)
             uses[j - k - 1].init = None
-        if not _uses_are_subscripts(name, uses):
+        if not _uses_are_subscripts(name, uses, "const" not in (items[k].type.type.quals or [])):
             return False
         view = candidates[k]
         changed = set().union(*(written_names(r) for r in rest)) if rest else set()
