@@ -178,3 +178,66 @@ def test_views_rewritten_where_no_gain_is_asked_for_compute_the_same(tmp_path, t
         f": {f}: " in ln for f in ("smooth", "scale_rows", "sweep_down"))) == 3, result.report
     ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
     assert out == ref
+
+
+def _random_stencil(seed: int) -> str:
+    """A row stencil through one to three views (of two bases a row or half a grid apart,
+    overlapping or not; views of views; views of const; dereferences), and a main that prints
+    the whole buffer."""
+    import random
+
+    r = random.Random(seed)
+    w, h = r.randint(5, 40), r.randint(6, 30)
+    decls: list[str] = []
+    views: list[str] = []
+    for v in range(r.randint(1, 3)):
+        name = f"v{v}"
+        kind = r.choice(["plus", "amp", "chain"] if views else ["plus", "amp"])
+        if kind == "plus":
+            decls.append(f"    const double *{name} = {r.choice('ab')} + (y + {r.randint(-1, 1)}) * w;")
+        elif kind == "amp":
+            decls.append(f"    const double *{name} = &{r.choice('ab')}[(y + {r.randint(-1, 1)}) * w];")
+        else:
+            d = r.randint(-1, 1)
+            decls.append(f"    const double *{name} = {r.choice(views)} {'+' if d >= 0 else '-'} {abs(d)} * w;")
+        views.append(name)
+    target = r.choice(views)
+    decls = [d.replace(f"const double *{target} ", f"double *{target} ") for d in decls]
+    terms = [f"{r.choice(['0.5', '0.25', '1.5'])} * {r.choice(views)}[x + {r.randint(-1, 1)}]"
+             if r.random() < 0.8 else f"*{r.choice(views)}" for _ in range(r.randint(1, 4))]
+    body = "\n".join(decls)
+    offset = r.choice(["w * h / 2", "w", "-w", "0", "2 * w + 1"])
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int w, int h, double *a, double *b) {{
+  for (int y = 2; y < h - 2; y++) {{
+{body}
+    for (int x = 1; x < w - 1; x++)
+      {target}[x] = {' + '.join(terms)};
+  }}
+}}
+int main(void) {{
+  int w = {w}, h = {h};
+  double *buf = malloc(sizeof(double) * w * h * 3);
+  for (int i = 0; i < w * h * 3; i++) buf[i] = (i * 37 % 101) / 7.0;
+  double *a = buf + w * h, *b = a + {offset};
+  kernel(w, h, a, b);
+  for (int i = 0; i < w * h * 3; i++) printf("%a\\n", buf[i]);
+  return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_stencils_through_views_compute_the_same(tmp_path, seed):
+    """Rewritten gain or not, in C and under OpenMP (200 more of these by hand: docs/fuzzing.md)."""
+    from c_build import outputs_of_both_builds
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / f"views{seed}.c"
+    path.write_text(_random_stencil(seed))
+    for target in ("c", "openmp"):
+        result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+        assert any(": kernel: SCoP at L" in ln and "optimized" in ln for ln in result.report), result.report
+        ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+        assert out == ref

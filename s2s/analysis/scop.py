@@ -136,6 +136,8 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
         if isinstance(x, Binary) and x.op in "+-":
             flatten(x.lhs, sign)
             flatten(x.rhs, sign if x.op == "+" else -sign)
+        elif isinstance(x, ex.Unary) and x.op == "-":
+            flatten(x.operand, -sign)
         else:
             terms.append((sign, x))
 
@@ -153,10 +155,9 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
         else:
             inner.append((sign, t))
     # (``y * w - w + x``: a row up, the factor alone, is one times it)
-    alone = [(sign, t) for sign, t in inner if factor is not None and _bare(t) == Sym(factor)]
-    if alone:
-        inner = [(sign, t) for sign, t in inner if (sign, t) not in alone]
-        outer += [(sign if t == Sym(factor) else -sign, Const("1")) for sign, t in alone]
+    if factor is not None:
+        outer += [(sign, Const("1")) for sign, t in inner if t == Sym(factor)]
+        inner = [(sign, t) for sign, t in inner if t != Sym(factor)]
 
     def rebuild(parts):
         if not parts:
@@ -167,11 +168,6 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
         return out
 
     return factor, rebuild(outer), rebuild(inner)
-
-
-def _bare(t: ex.Expr) -> ex.Expr:
-    """``t`` without a unary minus."""
-    return t.operand if isinstance(t, ex.Unary) and t.op == "-" else t
 
 
 def _within_extents(st: Statement, sdfg: SDFG) -> isl.Set:
