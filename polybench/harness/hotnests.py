@@ -25,14 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from s2s.driver.why_report import NEST_LINE, SCOP_LINE
+
 _MARKER = re.compile(r"/\*\s*hot\b\s*(?::\s*(?P<note>.*?))?\s*\*/", re.S)
 _LOOP = re.compile(r"\b(for|while|do)\b")
 REPORT_PREFIX = "s2s-cc: report: "
 NOTE_PREFIX = "s2s-cc: note: "
-_SCOP_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<func>[A-Za-z_]\w*): SCoP at (?P<node>\S+) "
-                        r"(?P<verdict>optimized|rebuilt through isl|left as is) \((?P<reason>.*)\)$")
-_NEST_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<func>[A-Za-z_]\w*): loop nest at (?P<node>\S+) "
-                        r"(?P<verdict>not a SCoP): (?P<reason>.*)$")
 
 
 class MarkerError(ValueError):
@@ -275,7 +273,7 @@ def parse_report(log: str) -> tuple[list[ReportLine], list[str]]:
             notes.append(raw[len(NOTE_PREFIX):].strip())
         elif raw.startswith(REPORT_PREFIX):
             text = raw[len(REPORT_PREFIX):].strip()
-            m = _SCOP_LINE.match(text) or _NEST_LINE.match(text)
+            m = SCOP_LINE.match(text) or NEST_LINE.match(text)
             if m:
                 lines.append(ReportLine(m.group("file"), int(m.group("line")), m.group("func"), m.group("node"),
                                         m.group("verdict"), m.group("reason")))

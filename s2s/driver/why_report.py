@@ -19,9 +19,11 @@ LEFT_AS_IS = "SCoP left as is"
 NOT_A_SCOP = "not a SCoP"
 FELL_BACK = "file compiled unchanged"
 
-_SCOP = re.compile(r"^(?P<where>.+?:\d+): (?P<func>[^:]+): SCoP at \S+ (?P<verdict>optimized|rebuilt through isl|left as is) "
-                   r"\((?P<reason>.*)\)$")
-_NEST = re.compile(r"^(?P<where>.+?:\d+): (?P<func>[^:]+): loop nest at \S+ not a SCoP: (?P<reason>.*)$")
+# the report's lines about a SCoP and about a loop nest that is none (s2s.driver.pipeline writes them)
+SCOP_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<func>[A-Za-z_]\w*): SCoP at (?P<node>\S+) "
+                       r"(?P<verdict>optimized|rebuilt through isl|left as is) \((?P<reason>.*)\)$")
+NEST_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<func>[A-Za-z_]\w*): loop nest at (?P<node>\S+) "
+                       r"(?P<verdict>not a SCoP): (?P<reason>.*)$")
 _NO_LOOP = re.compile(r"^(?P<file>.+): no loop; compiled as it is$")
 _SKIPPED = re.compile(r"^(?P<file>.+): optimization skipped \((?P<reason>.*)\); compiled unchanged$")
 _FILE_DONE = re.compile(r"^(?P<file>.+): (?:unchanged|optimized)$")
@@ -100,13 +102,14 @@ def parse_report(lines: Iterable[str]) -> WhySummary:
     for raw in lines:
         line = raw.rstrip("\n")
         line = re.sub(r"^s2s-cc: (?:report|note): ", "", line)
-        if m := _SCOP.match(line):
+        if m := SCOP_LINE.match(line):
             kind = LEFT_AS_IS if m["verdict"] == "left as is" else OPTIMIZED
-            latest[(m["where"], "scop")] = Outcome(kind, m["where"], m["func"], m["reason"])
-            summary.files.add(m["where"].rsplit(":", 1)[0])
-        elif m := _NEST.match(line):
-            latest[(m["where"], "nest")] = Outcome(NOT_A_SCOP, m["where"], m["func"], m["reason"])
-            summary.files.add(m["where"].rsplit(":", 1)[0])
+            latest[(f"{m['file']}:{m['line']}", "scop")] = Outcome(kind, f"{m['file']}:{m['line']}", m["func"], m["reason"])
+            summary.files.add(m["file"])
+        elif m := NEST_LINE.match(line):
+            latest[(f"{m['file']}:{m['line']}", "nest")] = Outcome(NOT_A_SCOP, f"{m['file']}:{m['line']}", m["func"],
+                                                                     m["reason"])
+            summary.files.add(m["file"])
         elif m := _NO_LOOP.match(line):
             summary.files_without_loops.add(m["file"])
         elif m := _SKIPPED.match(line):
