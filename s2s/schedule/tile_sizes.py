@@ -84,6 +84,43 @@ class _Walk:
     across_rows: bool
 
 
+@dataclass(frozen=True)
+class FootprintTerm:
+    """One way a band moves an access, as the untiled footprint counts it: ``bytes`` (a line
+    where it walks across rows, else an element) times the extents of ``members``."""
+
+    bytes: int
+    members: frozenset[int]
+    across_rows: bool
+
+
+def footprint_terms(stmts: list[Statement], members: list[Row], innermost: int,
+                    outer: list[Row] | None = None) -> list[FootprintTerm] | None:
+    """The terms of ``untiled_footprint`` (None where an access is not known): one iteration of
+    the band's outermost loop (the first member that is not ``innermost``) touches, per term,
+    the product of the extents of its members."""
+    walks = _walks(stmts, members, innermost, outer or [])
+    if not walks:
+        return None
+    first = next(j for j in range(len(members)) if j != innermost)
+    return [FootprintTerm(LINE_BYTES if w.across_rows else ELEMENT_BYTES, frozenset(w.moved) - {first}, w.across_rows)
+            for w in sorted(walks, key=lambda w: (w.array, sorted(w.moved), w.across_rows))]
+
+
+@dataclass(frozen=True)
+class UnknownFootprint:
+    """A band tiled because its untiled footprint is not known when compiling (extents that
+    are parameters): untiled, it would keep its reuse in cache where its ``terms`` add up to at
+    most ``budget_bytes`` and those across rows to at most ``l1_bytes``, which only the sizes
+    met at run time tell."""
+
+    stmts: tuple[Statement, ...]
+    members: tuple[Row, ...]
+    terms: tuple[FootprintTerm, ...]
+    budget_bytes: int
+    l1_bytes: int
+
+
 def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int,
                       domains: dict[str, isl.Set] | None = None, outer: list[Row] | None = None) -> Footprint | None:
     """The band's footprint untiled, with ``innermost`` innermost, over the statements'
@@ -92,18 +129,16 @@ def untiled_footprint(stmts: list[Statement], members: list[Row], innermost: int
     of the schedule before the band, whose loops stay put while the band's run (Floyd-Warshall's
     k around its band over i and j)."""
     extents = [_extent(m, stmts, domains) for m in members]
-    walks = _walks(stmts, members, innermost, outer or [])
-    if None in extents or not walks:
+    terms = footprint_terms(stmts, members, innermost, outer)
+    if None in extents or not terms:
         return None
-    outer = next(j for j in range(len(members)) if j != innermost)
-    sizes = [1 if j == outer else e for j, e in enumerate(extents)]
     total = strided = 0
-    for walk in walks:
-        size = LINE_BYTES if walk.across_rows else ELEMENT_BYTES
-        for j in walk.moved:
-            size *= sizes[j]
+    for term in terms:
+        size = term.bytes
+        for j in term.members:
+            size *= extents[j]
         total += size
-        strided += size if walk.across_rows else 0
+        strided += size if term.across_rows else 0
     return Footprint(total, strided)
 
 

@@ -17,7 +17,8 @@ from s2s.schedule.point_order import (
 )
 from s2s.schedule.statement_split import StatementSplit, statement_split
 from s2s.schedule.tile_sizes import (
-    ASSUMED_EXTENT, DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, sweep_footprint, tile_sizes, untiled_footprint,
+    ASSUMED_EXTENT, DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, UnknownFootprint, footprint_terms, sweep_footprint,
+    tile_sizes, untiled_footprint,
 )
 from s2s.schedule.whole_groups import isolate_marked_groups, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
@@ -75,6 +76,8 @@ class BandPlan:
                                           # code runs them (its tile loops where tiled)
     omp_schedule: str | None = None       # that loop's OpenMP schedule (decisions.OMP_SCHEDULES)
     split: bool | None = None             # point loops one statement at a time where legal (statement_split.py)
+    beyond_cache: bool | None = None      # tiles only where the untiled loops' data leave the cache
+                                          # (a run-time test: transforms/footprint_test.py)
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class BandDecision:
     lag: int = 0                     # iterations each copy runs behind the one before
     wavefront: bool = False
     split: bool = False              # point loops one statement at a time
+    beyond_cache: bool = False       # tiled only where the untiled loops' data leave the cache
     parallel_loop: int | None = None     # a recipe's parallel loop and OpenMP schedule (BandPlan)
     omp_schedule: str | None = None
 
@@ -137,6 +141,8 @@ class TreeReport:
     lagged_jams: int = 0  # loops unrolled and jammed into a recurrence, the copies lagged
     split_bands: int = 0  # tiled bands whose point loops run one statement at a time
     bands: list[BandDecision] = dataclasses.field(default_factory=list)   # per permutable band
+    unknown_footprints: list[UnknownFootprint] = dataclasses.field(default_factory=list)   # bands tiled
+                                                                  # for want of their sizes
 
 
 def _row_expr(row: Row, stmt: Statement) -> str:
@@ -344,9 +350,9 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop;
     # a band with no parallel loop would be tiled only for a wavefront, a barrier per diagonal
     # for data that stays in cache without tiles (Floyd-Warshall's rows, once per k)
+    may_stay_untiled = not options.parallel or not any(coincident) or any(coincident[j] for j in order[:-1])
     if (untiled is not None and untiled.total <= options.tile_budget_bytes
-            and untiled.strided <= options.l1_bytes
-            and (not options.parallel or not any(coincident) or any(coincident[j] for j in order[:-1]))):
+            and untiled.strided <= options.l1_bytes and may_stay_untiled):
         report.notes.append(f"untiled: its inner loops touch {untiled.total // 1024} KiB{assumed}, which stay in cache")
         return _untiled(*untiled_args, decided, plan=plan)
     sizes = list(plan.tile) if plan.tile else _tile_sizes(stmts, members, inner, options)
@@ -379,8 +385,17 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         node = mark.parent().parent() if n > 1 else mark.parent()  # back to the tile band
     report.notes.append(f"tiles {'x'.join(map(str, sizes))}" + _jam_note(jam, point_coincident, factor))
     report.reshaped += 1
+    # (tiled for want of its sizes, or as the recipe says: the tiles may run only where their
+    # data leave the cache; not where copies jam into the chains the innermost loop carries,
+    # which gain at any size)
+    beyond_cache = untiled is None and may_stay_untiled and not options.tile_sizes and (
+        plan.beyond_cache if plan.tile else plan.beyond_cache is not False) and (jam is None or simd) and (
+        terms := footprint_terms(stmts, members, inner, outer))
+    if beyond_cache:
+        report.unknown_footprints.append(UnknownFootprint(tuple(stmts), tuple(members), tuple(terms),
+                                                          options.tile_budget_bytes, options.l1_bytes))
     decided = dataclasses.replace(decided, tile=tuple(sizes), jam=factor if jam is not None else 0,
-                                  split=split is not None)
+                                  split=split is not None, beyond_cache=bool(beyond_cache))
     if options.parallel and not any(coincident) and options.wavefront and n > 1:
         report.notes.append("wavefront of tiles")
         report.wavefronts += 1

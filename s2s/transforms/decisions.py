@@ -287,7 +287,10 @@ def _band_step(step: Step, plans: dict[BandKey, BandPlan]) -> str | None:
         if not isinstance(sizes, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
                                                   for v in sizes):
             return "'sizes' must be a list of positive integers ([]: untiled)"
-        plan = dataclasses.replace(plan, tile=tuple(sizes))
+        beyond_cache = values.get("beyond_cache", False)
+        if not isinstance(beyond_cache, bool):
+            return "'beyond_cache' must be true or false"
+        plan = dataclasses.replace(plan, tile=tuple(sizes), beyond_cache=beyond_cache if sizes else None)
     elif step.kind == "unroll-and-jam":
         factor = values.get("factor")
         if not isinstance(factor, int) or isinstance(factor, bool) or not 0 <= factor <= 16:
@@ -344,7 +347,7 @@ def steps_taken(scop: Scop, sched: PlutoSchedule, report: TreeReport, kernels: t
             steps.append(Step.of("permute", target, order=list(reordered[b.band].order)))
         if b.band in reordered and reordered[b.band].skew:
             steps.append(Step.of("skew", target, rows=[list(r) for r in reordered[b.band].skew]))
-        steps.append(Step.of("tile", target, sizes=list(b.tile)))
+        steps.append(Step.of("tile", target, sizes=list(b.tile), **({"beyond_cache": True} if b.beyond_cache else {})))
         steps.append(Step.of("unroll-and-jam", target, factor=b.jam, lag=b.lag))
         if b.wavefront:
             steps.append(Step.of("wavefront", target, enabled=True))

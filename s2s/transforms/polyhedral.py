@@ -30,6 +30,7 @@ from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
+from s2s.transforms.footprint_test import footprint_test
 from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, data_test
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
@@ -77,6 +78,9 @@ class OptimizeOptions:
     sequential_plans: tuple = ()   # (set from a ``sequential`` step) those of the sequential code
     kernel_blockings: tuple = ()   # (set from a ``matmul-kernel`` step) (statement index, Blocking)
     expansion: tuple | None = None   # (set from an ``expand`` step) (array, loops); None: the rules'
+    accumulators_in_memory: bool = False   # (set for a rewriting whose accumulators were forwarded
+                                           # to memory, accumulators.py: their registers are the
+                                           # user's loops' and not its own original order's)
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,8 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     rewritten = [e for e in (split, forwarded) if e is not None]
     if not rewritten:
         return _choose_for(scop, options, work)
-    choice = _choose_for(rewritten[-1].scop, options, work)
+    choice = _choose_for(rewritten[-1].scop, dataclasses.replace(
+        options, accumulators_in_memory=forwarded is not None), work)
     if choice.schedule is None:
         return choice
     expansion = functools.reduce(then, rewritten[1:] + [choice.expansion], rewritten[0])
@@ -517,6 +522,21 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
             return Choice(None, f"original code kept: the schedule tiles nothing and {loss}"), ()
         parallel_only = parallel_only or (options.parallel and _untiled_loss(
             scop, as_run, original, parallel=False) is not None)
+    sizes_test = None   # (the run-time test that the tiles of bands of unknown extents pay)
+    if (gain_rules and not kernels and beyond_test is None and report.unknown_footprints
+            and report.reshaped == len(report.unknown_footprints) and not report.outer_jams
+            and not report.wavefronts):
+        # (every band tiled only for want of its sizes: untiled, would the new order gain? Not
+        # judged where accumulators were forwarded to memory: the user's loops keep them in
+        # registers, this rewriting's original order does not)
+        as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
+        if options.accumulators_in_memory or _untiled_loss(scop, as_run, scheduler.original_order(),
+                                                           options.parallel):
+            sizes_test = footprint_test(scop, report.unknown_footprints)
+            if sizes_test is not None:
+                plain += "; tiles only where the data of their loops leave the cache (run-time test)"
+    if sizes_test is None:   # (a recipe records the test only where it is made)
+        report.bands = [dataclasses.replace(b, beyond_cache=False) for b in report.bands]
     if ast is None:
         if threads_instead:
             return _choose(scop, options, found, time_tiles_under_threads=False)
@@ -554,7 +574,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,
-                  wavefront=report.wavefronts > 0, data_test=beyond_test,
+                  wavefront=report.wavefronts > 0, data_test=beyond_test if sizes_test is None else sizes_test,
                   steps=steps_taken(scop, settled, report, kernels, jams if report.outer_jams else (),
                                     report.outer_jam_factor, reordered.applied), refused=refused), kernels
 
