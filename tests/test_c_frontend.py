@@ -44,8 +44,8 @@ def test_polybench_style_kernel_is_fully_lifted(tmp_path):
 
 def test_unsupported_statements_become_opaque_verbatim(tmp_path):
     unit, reasons = lift(tmp_path, """
-        struct p { int x; };
-        int f(int n, struct p *ps, int *q) {
+        union p { int x; float y; };
+        int f(int n, union p *ps, int *q) {
           int s = 0;
           for (int i = 0; i < n; i++) {
             if (ps[i].x < 0) goto out;

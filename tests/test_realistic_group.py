@@ -83,7 +83,7 @@ def test_markers_and_extents():
 def test_outcomes_from_report_lines(tmp_path):
     src = tmp_path / "prog.c"
     src.write_text(
-        "typedef struct { int n; double *v; } grid_t;\n"                                # 1
+        "typedef struct { int n; double *v, f; } grid_t;\n"                             # 1
         "void scale(int n, double *a)\n"                                                # 2
         "{\n"                                                                           # 3
         "    /* hot */\n"                                                               # 4
@@ -94,7 +94,7 @@ def test_outcomes_from_report_lines(tmp_path):
         "{\n"                                                                           # 9
         "    /* hot */\n"                                                               # 10
         "    for (int i = 0; i < g->n; i++)\n"                                          # 11
-        "        g->v[i] *= 2.0;\n"                                                     # 12
+        "        g->v[i] *= g->f;\n"                                                    # 12
         "}\n"                                                                           # 13
         "void rows(int n, double **r, double *s)\n"                                     # 14
         "{\n"                                                                           # 15
@@ -108,7 +108,7 @@ def test_outcomes_from_report_lines(tmp_path):
     models = hotnests.nest_models(src, hotnests.hot_nests(src.read_text()))
     assert [m.function for m in models] == ["scale", "grid_scale", "rows"]
     assert models[0].whole and [s.line for s in models[0].scops] == [5]
-    assert not models[1].scops and "struct member access" in models[1].obstacle and ":11:5)" in models[1].obstacle
+    assert not models[1].scops and "struct member g->f" in models[1].obstacle and ":12:9)" in models[1].obstacle
     assert not models[2].whole and [s.line for s in models[2].scops] == [19]
 
     log = (f"s2s-cc: report: {src}:5: scale: SCoP at L0 optimized (tiles 512)\n"

@@ -22,7 +22,7 @@ S2S = Path(sys.executable).with_name("s2s")
 
 PROGRAM = """#include <math.h>
 #include <stdio.h>
-struct particle { double x, v; };
+struct particle { double x; int v; };
 int step_of(int);
 
 void kernels(int n, double *a, struct particle *p, const int *idx, double s[n], double B[n][n]) {
@@ -58,7 +58,8 @@ size_t count(const char *text, char c) {
 # the loop nest's first line -> (what stopped it, where: line:column)
 EXPECTED = {
     7: ("array a with a data-dependent subscript", "8:5"),
-    9: ("code s2s does not model: struct member access expression", "10:5"),
+    9: ("code s2s does not model: struct member p[...].x: its members read in the loop are not all numbers of one "
+        "type at whole offsets", "10:5"),
     12: ("while loop (not a counted for loop)", "12:3"),
     13: ("call printf that may have effects", "14:5"),
     15: ("array a read in a condition", "16:5"),

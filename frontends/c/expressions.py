@@ -23,10 +23,12 @@ class ExpressionLifter:
     name (or returns it unchanged for enum constants and functions)."""
 
     def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool],
-                 view: Callable[[str], PointerView | None] = lambda name: None):
+                 view: Callable[[str], PointerView | None] = lambda name: None,
+                 member_note: Callable[[str], str | None] = lambda spelled: None):
         self.resolve = resolve
         self.is_variable = is_variable
         self.view = view   # a pointer view by C name (pointer_views.py), read through its base
+        self.member_note = member_note   # why a struct member (``s->m``, ``b[]``) is read in place
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -48,9 +50,20 @@ class ExpressionLifter:
         while isinstance(node, c_ast.ArrayRef):
             indices.insert(0, self(node.subscript))
             node = node.name
+        if isinstance(node, c_ast.StructRef):
+            self(node)   # (says which member and why it is read in place)
         if not isinstance(node, c_ast.ID):
             raise Unliftable("subscript of a computed pointer")
         return Access(self.resolve(node.name), tuple(indices))
+
+    def lift_StructRef(self, n: c_ast.StructRef) -> Expr:
+        spelled = key = None
+        if isinstance(n.name, c_ast.ID):
+            spelled = key = f"{n.name.name}{n.type}{n.field.name}"
+        elif isinstance(n.name, c_ast.ArrayRef) and isinstance(n.name.name, c_ast.ID) and n.type == ".":
+            spelled, key = f"{n.name.name.name}[...].{n.field.name}", f"{n.name.name.name}[]"
+        note = self.member_note(key) if key is not None else None
+        raise Unliftable(f"struct member {spelled}: {note}" if note else construct_name(n, "expression"))
 
     def lift_BinaryOp(self, n: c_ast.BinaryOp) -> Expr:
         return Binary(n.op, self(n.left), self(n.right))

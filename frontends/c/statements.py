@@ -13,10 +13,11 @@ from pycparser import c_ast
 
 from frontends.c.parse import FUNC_DECL_TYPES
 
-from frontends.c.c_text import node_text, statement_text
+from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
 from frontends.c.pointer_views import PointerView, substitute_views, views_in_block
+from frontends.c.struct_members import StructTypes, hoist_members
 from s2s.ir import (
     Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range,
     Return, Scalar, Sequence, SourceSpan, Storage, Sym, Symbol, While,
@@ -34,6 +35,7 @@ class FileScope:
     variables: dict[str, c_ast.Decl] = field(default_factory=dict)
     enum_constants: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
+    types: StructTypes = field(default_factory=StructTypes)   # struct definitions and typedefs
 
 
 def written_names(node: c_ast.Node) -> set[str]:
@@ -70,8 +72,10 @@ def address_taken_names(node: c_ast.Node) -> set[str]:
 
 
 class FunctionLifter:
-    def __init__(self, func: c_ast.FuncDef, file_scope: FileScope, main_file: str = ""):
+    def __init__(self, func: c_ast.FuncDef, file_scope: FileScope, main_file: str = "",
+                 strict_aliasing: bool = True):
         self.func = func
+        self.strict_aliasing = strict_aliasing   # C's effective-type rule holds (struct_members.py)
         self.main_file = main_file
         self.file_scope = file_scope
         signature = node_text(func.decl)
@@ -81,8 +85,15 @@ class FunctionLifter:
         self.written = written_names(func.body)
         self.address_taken = address_taken_names(func.body)
         self.views: dict[str, PointerView] = {}   # pointer views in scope (pointer_views.py), by C name
-        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get)
+        self.members_left: dict[str, str] = {}   # struct members read in place (``s->m``): why
+        self._members_hoisted: set[int] = set()   # (ids of the loops rewritten to read locals)
+        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get)
         self.opaque_reasons: list[str] = []
+        self.loop_depth = 0
+        self.before: list[c_ast.Node] = []   # the statements run before the current one, in its blocks
+        self._declared_types = _declared_types(func, file_scope)
+        self._used_names = _identifiers(func) | set(file_scope.variables) | file_scope.functions \
+            | file_scope.enum_constants | set(file_scope.types.typedefs)
 
     # --- names ----------------------------------------------------------------------------------
 
@@ -148,6 +159,7 @@ class FunctionLifter:
         children: list[ControlNode] = []
         for k, s in enumerate(items):
             span = (body_origins or {}).get(k)
+            self.before = items[:k]
             for node in self.statement(s):
                 children.append(_with_origin(node, span) if span is not None else node)
                 span = None
@@ -157,6 +169,9 @@ class FunctionLifter:
     # --- statements -----------------------------------------------------------------------------
 
     def statement(self, s: c_ast.Node) -> list[ControlNode]:
+        if isinstance(s, (c_ast.For, c_ast.While, c_ast.DoWhile)) and self.loop_depth == 0 \
+                and id(s) not in self._members_hoisted:
+            s = self._with_members_hoisted(s)
         method = getattr(self, "stmt_" + type(s).__name__, None)
         try:
             if method is None:
@@ -213,14 +228,17 @@ class FunctionLifter:
         views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names,
                                self._is_local)
         outer = dict(self.views)
+        outer_before = self.before
         children: list[ControlNode] = []
         try:
             for k, item in enumerate(items):
                 if k in views:   # (read through its base from here on: no declaration)
                     self.views[item.name] = views[k]
                 else:
+                    self.before = outer_before + items[:k]
                     children += self.statement(item)
         finally:
+            self.before = outer_before
             self.scopes.pop()
             self.views.clear()
             self.views.update(outer)
@@ -359,11 +377,60 @@ class FunctionLifter:
     def _loop_body(self, s: c_ast.Node, var: str | None) -> Sequence:
         if var is not None:
             self.loop_vars.append(var)
+        self.loop_depth += 1
         try:
             return self.as_sequence(s)
         finally:
+            self.loop_depth -= 1
             if var is not None:
                 self.loop_vars.pop()
+
+    # --- struct members read in a loop nest (struct_members.py) ---------------------------------
+
+    def _with_members_hoisted(self, loop: c_ast.Node) -> c_ast.Node:
+        """``loop``, or a block that reads the struct members it reads into locals first."""
+        inside = {d.name for d in _walk_nodes(loop) if isinstance(d, c_ast.Decl) and d.name
+                  and "static" not in d.storage and d.name not in self.address_taken}
+        hoisting = hoist_members(
+            loop, [] if self._has_labels() else self.before, self.file_scope.types, self._type_of,
+            lambda name: name in inside or self._is_local(name), self.written | self.address_taken,
+            self._fresh_name, self.strict_aliasing)
+        self.members_left.update(hoisting.refused)
+        if hoisting.block is None:
+            return loop
+        self._members_hoisted.add(id(hoisting.block.block_items[-1]))
+        return hoisting.block
+
+    def _has_labels(self) -> bool:
+        return any(isinstance(n, c_ast.Label) for n in _walk_nodes(self.func.body))
+
+    def _fresh_name(self, base: str) -> str:
+        name, k = base, 1
+        while name in self._used_names:
+            name, k = f"{base}_{k}", k + 1
+        self._used_names.add(name)
+        return name
+
+    def _type_of(self, e: c_ast.Node) -> c_ast.Node | None:
+        """The declared type of the lvalue ``e`` (None where it is not plainly known)."""
+        types = self.file_scope.types
+        if isinstance(e, c_ast.ID):
+            return self._declared_types.get(e.name)
+        if isinstance(e, c_ast.Cast):
+            return e.to_type.type
+        if isinstance(e, (c_ast.ArrayRef, c_ast.UnaryOp)) and (not isinstance(e, c_ast.UnaryOp) or e.op == "*"):
+            t = self._type_of(e.name if isinstance(e, c_ast.ArrayRef) else e.expr)
+            t = types.resolve(t) if t is not None else None
+            return t.type if isinstance(t, (c_ast.ArrayDecl, c_ast.PtrDecl)) else None
+        if isinstance(e, c_ast.StructRef):
+            t = self._type_of(e.name)
+            t = types.resolve(t) if t is not None else None
+            if e.type == "->":
+                t = types.resolve(t.type) if isinstance(t, c_ast.PtrDecl) else None
+            members = types.members(t) if t is not None else None
+            decl = next((d for d in members or [] if d.name == e.field.name), None)
+            return decl.type if decl is not None else None
+        return None
 
     def _update(self, n: c_ast.Node | None, var: str) -> Expr:
         v = Sym(var)
@@ -414,6 +481,41 @@ class FunctionLifter:
 
 
 _MEMORY_ROUTINES = ("memset", "memcpy", "memmove")
+
+
+def _walk_nodes(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk_nodes(child)
+
+
+def _identifiers(func: c_ast.FuncDef) -> set[str]:
+    """Every name the function spells: identifiers, declared names, labels, struct members."""
+    out: set[str] = set()
+    for n in _walk_nodes(func):
+        name = getattr(n, "name", None) if isinstance(n, (c_ast.ID, c_ast.Decl, c_ast.Label, c_ast.Goto)) \
+            else getattr(n, "declname", None) if isinstance(n, c_ast.TypeDecl) else None
+        if isinstance(name, str):
+            out.add(name)
+    return out
+
+
+def _declared_types(func: c_ast.FuncDef, file_scope: FileScope) -> dict[str, c_ast.Node]:
+    """Declared type by name for the function's parameters and locals and the file's variables;
+    a name declared twice with different types is left out (which one is meant depends on scope)."""
+    out: dict[str, c_ast.Node] = {n: d.type for n, d in file_scope.variables.items()}
+    seen = {n: declaration_text(d, n) for n, d in file_scope.variables.items()}
+    ambiguous: set[str] = set()
+    for n in _walk_nodes(func):
+        if isinstance(n, c_ast.Decl) and n.name and not isinstance(n.type, FUNC_DECL_TYPES):
+            text = declaration_text(n, n.name)
+            if seen.get(n.name, text) != text:
+                ambiguous.add(n.name)
+            seen[n.name] = text
+            out[n.name] = n.type
+    for name in ambiguous:
+        out.pop(name, None)
+    return out
 
 
 def _whole(array: Array) -> tuple[Range, ...]:

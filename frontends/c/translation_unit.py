@@ -25,7 +25,11 @@ def file_scope_of(ast: c_ast.FileAST) -> FileScope:
     scope = FileScope()
     for ext in ast.ext:
         decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+        if isinstance(decl, c_ast.Typedef):
+            scope.types.add(decl)
         if isinstance(decl, c_ast.Decl):
+            if not isinstance(ext, c_ast.FuncDef):
+                scope.types.add(decl)
             if isinstance(decl.type, FUNC_DECL_TYPES):
                 scope.functions.add(decl.name)
             elif decl.name and "typedef" not in decl.storage:
@@ -109,9 +113,11 @@ def _leading_name(s: c_ast.Node) -> str | None:
             return None
 
 
-def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str) -> tuple[TranslationUnit, list[str]]:
+def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str,
+                          strict_aliasing: bool = True) -> tuple[TranslationUnit, list[str]]:
     """Lift every function defined in ``main_file``. Returns the unit and the reasons why
-    statements stayed opaque (one entry per opaque statement)."""
+    statements stayed opaque (one entry per opaque statement). ``strict_aliasing``: the program
+    keeps C's effective-type rule (as gcc assumes from -O2 unless -fno-strict-aliasing)."""
     scope = file_scope_of(ast)
     source = SourceText(main_file, original_text)
     functions = []
@@ -119,7 +125,7 @@ def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str
     for ext in ast.ext:
         if not isinstance(ext, c_ast.FuncDef) or ext.coord is None or ext.coord.file != main_file:
             continue
-        lifter = FunctionLifter(ext, scope, main_file)
+        lifter = FunctionLifter(ext, scope, main_file, strict_aliasing)
         span = definition_span(ext, source)
         sdfg = lifter.lift(span, body_spans(ext, source, main_file))
         written = source.parameter_texts(span.start, ext.decl.name) if span is not None else None
@@ -133,9 +139,10 @@ def lift_translation_unit(ast: c_ast.FileAST, main_file: str, original_text: str
 
 
 def lift_c_file(path: str | Path, cpp_args: Seq[str] = (), compiler: str = "cc",
-                text: str | None = None, preprocessed: str | None = None) -> tuple[TranslationUnit, list[str]]:
+                text: str | None = None, preprocessed: str | None = None,
+                strict_aliasing: bool = True) -> tuple[TranslationUnit, list[str]]:
     """Preprocess, parse and lift one C file (``text``: its contents, ``preprocessed``: what
-    ``preprocess`` gives for it, if already known)."""
+    ``preprocess`` gives for it, if already known; ``strict_aliasing``: see lift_translation_unit)."""
     path = str(path)
     if text is None:
         text = Path(path).read_text(errors="surrogateescape")
@@ -145,7 +152,7 @@ def lift_c_file(path: str | Path, cpp_args: Seq[str] = (), compiler: str = "cc",
         ast = parse(preprocessed, path)
     except ParseError as exc:
         raise _classify(exc, path, cpp_args, compiler) from exc
-    return lift_translation_unit(ast, path, text)
+    return lift_translation_unit(ast, path, text, strict_aliasing)
 
 
 def _classify(exc: ParseError, path: str, cpp_args: Seq[str], compiler: str) -> ParseError:

@@ -154,6 +154,8 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
             outer.append((sign, other))
         else:
             inner.append((sign, t))
+    if factor is not None and all(isinstance(t, Const) for _, t in outer):
+        return None, Const("0"), e   # (``7 * i`` of a parameter ``i``: affine as it stands)
     # (``y * w - w + x``: a row up, the factor alone, is one times it)
     if factor is not None:
         outer += [(sign, Const("1")) for sign, t in inner if t == Sym(factor)]
@@ -339,6 +341,8 @@ def find_scops(sdfg: SDFG, obstacles: list[Obstacle] | None = None) -> list[Scop
     def left_out(nest: ControlNode, what: str, at: ControlNode | None) -> None:
         if obstacles is None or not _holds_loop(nest):
             return
+        if isinstance(nest, Sequence) and at is not None and any(at is c for c in nest.children):
+            return   # (a block's own statement, such as a declaration: its loops get lines of their own)
         at = at if at is not None and _origin(at) is not None else nest
         if at.id in stopped_at or inside.get(nest.id) == what:
             return   # (what stopped the enclosing nest stops this one)

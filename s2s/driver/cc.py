@@ -238,7 +238,8 @@ class _Build:
     def _optimize(self, source: InputFile) -> PipelineResult:
         cfg = self.cfg
         cpp_args = self.cl.cpp_args(source)
-        options = cfg.pipeline_options()
+        options = dataclasses.replace(cfg.pipeline_options(),
+                                      strict_aliasing=strict_aliasing(self.cl.compile_args()))
         cache, key, preprocessed = self._cache_entry(source, cpp_args, options)
         if cache is not None:
             result = cache.load(key)
@@ -581,5 +582,17 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def strict_aliasing(compile_args: list[str]) -> bool:
+    """Whether the compiler holds the program to C's effective-type rule, as gcc and clang do:
+    the last ``-f[no-]strict-aliasing``, else on at ``-O2``, ``-O3``, ``-Os``, ``-Oz``, ``-Ofast``."""
+    explicit = [a for a in compile_args if a in ("-fstrict-aliasing", "-fno-strict-aliasing")]
+    if explicit:
+        return explicit[-1] == "-fstrict-aliasing"
+    levels = [a[2:] for a in compile_args if a.startswith("-O")]
+    level = levels[-1] if levels else "0"
+    return level in ("s", "z", "fast") or level.isdigit() and int(level) >= 2
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -42,6 +42,7 @@ class PipelineOptions:
     tune: str = "off"   # recipes from the recipe database: "tuned" (a SCoP's own), "transfer" (its nearest's)
     tune_exclude: tuple[str, ...] = ()   # programs of the database not to lend from
     time_nests: bool = False   # a timer around every statement holding a SCoP (nest_timers.py)
+    strict_aliasing: bool = True   # C's effective-type rule holds (off: -fno-strict-aliasing, -O0, -O1)
 
 
 @dataclass
@@ -78,7 +79,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     from s2s.ir import contains_loop, serialize
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text,
-                                        preprocessed=preprocessed)
+                                        preprocessed=preprocessed, strict_aliasing=options.strict_aliasing)
     replacements: list[Replacement] = []
     helpers: list[dict[str, str]] = []
     report: list[str] = []
