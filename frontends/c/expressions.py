@@ -24,11 +24,13 @@ class ExpressionLifter:
 
     def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool],
                  view: Callable[[str], PointerView | None] = lambda name: None,
-                 member_note: Callable[[str], str | None] = lambda spelled: None):
+                 member_note: Callable[[str], str | None] = lambda spelled: None,
+                 inline: Callable[[str, tuple[Expr, ...]], Expr | None] = lambda name, args: None):
         self.resolve = resolve
         self.is_variable = is_variable
         self.view = view   # a pointer view by C name (pointer_views.py), read through its base
         self.member_note = member_note   # why a struct member (``s->m``, ``b[]``) is read in place
+        self.inline = inline   # a call's value as an expression, where inlined (inline_functions.py)
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -86,6 +88,10 @@ class ExpressionLifter:
         return Cast(node_text(n.to_type), self(n.expr))
 
     def lift_FuncCall(self, n: c_ast.FuncCall) -> Expr:
+        return self.call(n, inline=True)
+
+    def call(self, n: c_ast.FuncCall, inline: bool) -> Expr:
+        """The call, or (``inline``) the called helper's body where it can be inlined."""
         if not isinstance(n.name, c_ast.ID) or self.is_variable(n.name.name):
             raise Unliftable("call through a pointer")
         if n.name.name == VA_ARG_PLACEHOLDER:
@@ -93,4 +99,6 @@ class ExpressionLifter:
         args = n.args.exprs if n.args is not None else []
         if any(isinstance(a, c_ast.Typename) for a in args):
             raise Unliftable("builtin taking a type")
-        return Call(n.name.name, tuple(self(a) for a in args))
+        lifted = tuple(self(a) for a in args)
+        inlined = self.inline(n.name.name, lifted) if inline else None
+        return Call(n.name.name, lifted) if inlined is None else inlined

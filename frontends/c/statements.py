@@ -16,6 +16,7 @@ from frontends.c.parse import FUNC_DECL_TYPES
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
+from frontends.c.inline_functions import InlineHelpers
 from frontends.c.pointer_views import PointerView, substitute_views, views_in_block
 from frontends.c.struct_members import StructTypes, hoist_members
 from s2s.ir import (
@@ -30,12 +31,14 @@ _COMPOUND_ASSIGN = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="
 
 @dataclass
 class FileScope:
-    """What the file declares outside functions: variables (by name) and enum constants."""
+    """What the file declares outside functions: variables (by name), enum constants, functions
+    and the static ones among them whose calls can be inlined."""
 
     variables: dict[str, c_ast.Decl] = field(default_factory=dict)
     enum_constants: set[str] = field(default_factory=set)
     functions: set[str] = field(default_factory=set)
     types: StructTypes = field(default_factory=StructTypes)   # struct definitions and typedefs
+    helpers: InlineHelpers = field(default_factory=InlineHelpers)
 
 
 def written_names(node: c_ast.Node) -> set[str]:
@@ -87,7 +90,8 @@ class FunctionLifter:
         self.views: dict[str, PointerView] = {}   # pointer views in scope (pointer_views.py), by C name
         self.members_left: dict[str, str] = {}   # struct members read in place (``s->m``): why
         self._members_hoisted: set[int] = set()   # (ids of the loops rewritten to read locals)
-        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get)
+        inline = file_scope.helpers.call_site(self.is_variable, self._data)
+        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get, inline)
         self.opaque_reasons: list[str] = []
         self.loop_depth = 0
         self.before: list[c_ast.Node] = []   # the statements run before the current one, in its blocks
@@ -296,7 +300,9 @@ class FunctionLifter:
         name = s.name.name if isinstance(s.name, c_ast.ID) else None
         if name in _MEMORY_ROUTINES:
             return [self._memory_routine(name, s)]
-        return [self.b.assignment(None, self._value(s), self.loop_vars)]
+        call = self.expr.call(s, inline=False)   # (a call for its value only stays a call)
+        self._check_values(call)
+        return [self.b.assignment(None, call, self.loop_vars)]
 
     def _memory_routine(self, name: str, s: c_ast.FuncCall) -> ControlNode:
         """``memset(A, v, n)``, ``memcpy(A, B, n)``, ``memmove(A, B, n)`` on whole arrays of known

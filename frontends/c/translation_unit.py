@@ -11,6 +11,7 @@ from typing import Sequence as Seq
 from pycparser import c_ast
 
 from frontends.c.parse import FUNC_DECL_TYPES, parse
+from frontends.c.inline_functions import InlineHelpers
 from frontends.c.preprocess import preprocess
 from frontends.c.source_map import SourceText
 from frontends.c.statements import FileScope, FunctionLifter
@@ -36,6 +37,7 @@ def file_scope_of(ast: c_ast.FileAST) -> FileScope:
                 scope.variables[decl.name] = decl
             for enum in _enums_in(decl.type):
                 scope.enum_constants.update(e.name for e in (enum.values.enumerators if enum.values else []))
+    scope.helpers = InlineHelpers.of(ast, set(scope.variables), scope.enum_constants)
     return scope
 
 
