@@ -27,14 +27,17 @@ expressions, all names at once, so a helper's parameter named like a variable of
 cannot capture it; a call stays as it is where a name the helper's body uses (an enum constant,
 a math function) is a variable at the call, or an argument reads a volatile variable.
 
-Statements the front end keeps as text (Opaque nodes) keep the call as written.
+Statements the front end keeps as text (Opaque nodes) keep the call as written. A regenerated
+region that no longer names a static function its original text called starts with
+``(void)name;`` (``uses_kept``): else the compiler would warn that the function is unused, an
+error under ``-Werror``.
 """
 from __future__ import annotations
 
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from pycparser import c_ast
 
@@ -168,6 +171,16 @@ def instantiate(helper: Helper, args: tuple[Expr, ...], value_type: LeafType) ->
     mapping = {helper.placeholder(p): converted(p.type, a, value_type) for p, a in zip(helper.params, args)}
     e = ex.substitute(helper.body, mapping)
     return None if _too_big(e) else e
+
+
+def uses_kept(original: str, regenerated: str, functions: Iterable[str]) -> str:
+    """``(void)f;`` lines for the ``functions`` (the file's static ones) that ``original``, a
+    region's text as written, calls and ``regenerated``, its new text, no longer names."""
+    def named(name: str, text: str, call: str = "") -> bool:
+        return re.search(rf"\b{re.escape(name)}\b{call}", text) is not None
+
+    return "".join(f"(void){f};\n" for f in sorted(functions)
+                   if named(f, original, r"\s*\(") and not named(f, regenerated))
 
 
 def _block_enum_constants(ast: c_ast.FileAST) -> set[str]:

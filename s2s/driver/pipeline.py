@@ -76,10 +76,13 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         return PipelineResult(source=line_directive(1, path_text) + "\n" + text, changed=False)
 
     from frontends.c import lift_c_file
+    from frontends.c.inline_functions import uses_kept
     from s2s.ir import contains_loop, serialize
 
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text,
                                         preprocessed=preprocessed, strict_aliasing=options.strict_aliasing)
+    # static functions whose calls a region may have inlined: it names them still (inline_functions.py)
+    statics = {f.name for f in unit.functions if re.search(r"static", f.signature)}
     replacements: list[Replacement] = []
     helpers: list[dict[str, str]] = []
     report: list[str] = []
@@ -145,7 +148,9 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                    and not (re.search(r"\b(?:__)?inline(?:__)?\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
         printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
         for n in chosen:
-            region = still_used.get(id(n), "") + printer.statement(n)
+            printed = printer.statement(n)
+            region = (still_used.get(id(n), "") + uses_kept(text[n.origin.start:n.origin.end], printed, statics)
+                      + printed)
             replacements.append(Replacement(n.origin, timers.wrapped(region, timed[id(n)]) if id(n) in timed else region))
         if timers is not None:
             from s2s.driver.nest_timers import kept_statement
