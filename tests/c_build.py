@@ -83,8 +83,9 @@ def outputs_of_both_builds(src: Path, generated: str, openmp: bool, threads: int
     opt.write_text(generated)
     flags = ["-O2", "-ffp-contract=off", "-march=native"]
     ref_exe, opt_exe = src.with_suffix(".ref"), src.with_suffix(".opt")
-    subprocess.run([REAL_CC, *flags, str(src), "-o", str(ref_exe)], check=True)
-    subprocess.run([REAL_CC, *flags, *(["-fopenmp"] if openmp else []), str(opt), "-o", str(opt_exe)], check=True)
+    subprocess.run([REAL_CC, *flags, str(src), "-o", str(ref_exe), "-lm"], check=True)
+    subprocess.run([REAL_CC, *flags, *(["-fopenmp"] if openmp else []), str(opt), "-o", str(opt_exe), "-lm"],
+                   check=True)
     env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
     ref = subprocess.run([str(ref_exe)], capture_output=True, text=True, check=True).stdout
     out = subprocess.run([str(opt_exe)], capture_output=True, text=True, check=True, env=env).stdout
