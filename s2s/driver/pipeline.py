@@ -82,7 +82,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     unit, _opaque_reasons = lift_c_file(path_text, cpp_args, options.compiler, text=text,
                                         preprocessed=preprocessed, strict_aliasing=options.strict_aliasing)
     # static functions whose calls a region may have inlined: it names them still (inline_functions.py)
-    statics = {f.name for f in unit.functions if re.search(r"static", f.signature)}
+    statics = {f.name for f in unit.functions if re.search(r"\bstatic\b", f.signature)}
     replacements: list[Replacement] = []
     helpers: list[dict[str, str]] = []
     report: list[str] = []
