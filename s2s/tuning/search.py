@@ -114,7 +114,8 @@ def _changed(step: Step, kind: str, rng: random.Random, members: int) -> tuple[S
         else:
             j = rng.randrange(len(sizes))
             sizes[j] = min(TILE_MAX, max(TILE_MIN, sizes[j] * 2 if rng.random() < 0.5 else sizes[j] // 2))
-        return Step.of("tile", step.target, sizes=sizes), f"{step.target} tiles {'x'.join(map(str, sizes))}"
+        return (Step.of("tile", step.target, **{**values, "sizes": sizes}),
+                f"{step.target} tiles {'x'.join(map(str, sizes))}")
     blocking = dict(values["blocking"])
     name = rng.choice(sorted(blocking))
     b = Blocking.parse(blocking[name])

@@ -152,7 +152,7 @@ def _knobs(step: Step, name: str, choose: Chooser, members: int) -> Step:
             return Step.of("tile", step.target, sizes=[])
         picked = [int(choose(f"{name}|tile{j}", sorted(set(TILES) | ({sizes[j]} if sizes else set())),
                              sizes[j] if sizes else 32)) for j in range(members)]
-        return Step.of("tile", step.target, sizes=picked)
+        return Step.of("tile", step.target, **{**values, "sizes": picked})   # (beyond_cache kept)
     if step.kind == "unroll-and-jam":
         factor = int(values.get("factor", 0))
         picked = int(choose(f"{name}|jam", sorted(set(JAM_FACTORS) | {factor}), factor))
