@@ -481,3 +481,38 @@ def test_an_address_of_a_member_is_no_dereference(tmp_path):
     """))
     result = optimize_c_file(str(src), [], PipelineOptions(mode="identity"))
     assert re.search(r"double \*s_u = .*< *n\)* *\?", result.source), result.source
+
+
+def test_a_loop_under_the_users_pragma_keeps_it(tmp_path):
+    """``#pragma omp parallel for`` applies to the statement after it: a block of hoisted
+    declarations there would not compile."""
+    program = r"""
+        #include <stdio.h>
+        typedef struct { double x, v; } body_t;
+        struct g { int n; double *u; };
+        static void drift(body_t *b, long n, double dt) {
+        #pragma omp parallel for
+            for (long i = 0; i < n; i++)
+                b[i].x += dt * b[i].v;
+        }
+        static void scale(struct g *s) {
+        #pragma omp parallel for
+            for (int i = 0; i < s->n; i++)
+                s->u[i] *= 2.0;
+        }
+        int main(void) {
+            static body_t b[20000];
+            static double u[20000];
+            for (int i = 0; i < 20000; i++) { b[i].x = i % 5; b[i].v = i % 3; u[i] = i % 7; }
+            drift(b, 20000, 0.5);
+            struct g s = {20000, u};
+            scale(&s);
+            double t = 0.0;
+            for (int i = 0; i < 20000; i++) t += b[i].x * (i % 4) + u[i];
+            printf("%.17g\n", t);
+            return 0;
+        }
+    """
+    result, ref, out = optimized_and_both_outputs(tmp_path / "pragma.c", textwrap.dedent(program), "openmp")
+    assert "b_as_double" not in result.source and "s_u" not in result.source
+    assert out == ref

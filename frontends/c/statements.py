@@ -174,8 +174,8 @@ class FunctionLifter:
 
     def statement(self, s: c_ast.Node) -> list[ControlNode]:
         if isinstance(s, (c_ast.For, c_ast.While, c_ast.DoWhile)) and self.loop_depth == 0 \
-                and id(s) not in self._members_hoisted:
-            s = self._with_members_hoisted(s)
+                and id(s) not in self._members_hoisted and not (self.before and isinstance(self.before[-1], c_ast.Pragma)):
+            s = self._with_members_hoisted(s)   # (not under a pragma: it applies to the loop itself)
         method = getattr(self, "stmt_" + type(s).__name__, None)
         try:
             if method is None:
@@ -400,12 +400,17 @@ class FunctionLifter:
         hoisting = hoist_members(
             loop, [] if self._has_labels() else self.before, self.file_scope.types, self._type_of,
             lambda name: name in inside or self._is_local(name), self.written | self.address_taken,
-            self._fresh_name, self.strict_aliasing)
+            self._fresh_name, self.strict_aliasing, self._reads_only_its_arguments)
         self.members_left.update(hoisting.refused)
         if hoisting.block is None:
             return loop
         self._members_hoisted.add(id(hoisting.block.block_items[-1]))
         return hoisting.block
+
+    def _reads_only_its_arguments(self, function: str) -> bool:
+        """A math function or a static helper the lifter inlines: a call stores nothing."""
+        return not self.is_variable(function) and (
+            function in ex.PURE_FUNCTIONS or self.file_scope.helpers.helper(function) is not None)
 
     def _has_labels(self) -> bool:
         return any(isinstance(n, c_ast.Label) for n in _walk_nodes(self.func.body))

@@ -224,21 +224,22 @@ def _statement_dereferences(item: c_ast.Node, pointer: str) -> bool:
     return False
 
 
-def _may_leave(item: c_ast.Node, in_loop: bool = False) -> bool:
-    """Whether ``item`` may end the iteration of the loop whose body holds it early."""
+def _may_leave(item: c_ast.Node, pure: Callable[[str], bool], in_loop: bool = False) -> bool:
+    """Whether ``item`` may end the iteration of the loop whose body holds it early (``pure``:
+    the functions whose calls return)."""
     if isinstance(item, (c_ast.Return, c_ast.Goto, c_ast.Label)):
         return True
     if isinstance(item, (c_ast.Break, c_ast.Continue)) and not in_loop:
         return True
-    if isinstance(item, c_ast.FuncCall) and not (isinstance(item.name, c_ast.ID) and item.name.name in PURE_FUNCTIONS):
+    if isinstance(item, c_ast.FuncCall) and not (isinstance(item.name, c_ast.ID) and pure(item.name.name)):
         return True   # (exit, longjmp: a call is never passed over)
     if isinstance(item, c_ast.Switch):   # (a break in it ends the switch)
-        return any(_may_leave(c, in_loop) for _, c in item.children() if not isinstance(c, c_ast.Break))
+        return any(_may_leave(c, pure, in_loop) for _, c in item.children() if not isinstance(c, c_ast.Break))
     nested = in_loop or isinstance(item, _LOOPS)
-    return any(_may_leave(child, nested) for _, child in item.children())
+    return any(_may_leave(child, pure, nested) for _, child in item.children())
 
 
-def _first_iteration_reads(body: c_ast.Node | None, pointer: str) -> bool:
+def _first_iteration_reads(body: c_ast.Node | None, pointer: str, pure: Callable[[str], bool]) -> bool:
     """Whether every iteration of a loop with this body reads ``pointer->...`` before anything
     could end it."""
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body] if body else []
@@ -246,7 +247,7 @@ def _first_iteration_reads(body: c_ast.Node | None, pointer: str) -> bool:
         if _statement_dereferences(item, pointer):
             return True
         if not isinstance(item, (c_ast.Decl, c_ast.Assignment, c_ast.UnaryOp, c_ast.BinaryOp, *_LOOPS,
-                                 c_ast.If, c_ast.Compound)) or _may_leave(item):
+                                 c_ast.If, c_ast.Compound)) or _may_leave(item, pure):
             return False
     return False
 
@@ -375,7 +376,7 @@ def hoist_members(loop: c_ast.Node, earlier: list[c_ast.Node], types: StructType
         if why is None and arrow == "->" and not address and not (
                 any(_statement_dereferences(s, pointer) for s in earlier)
                 or any(_dereferenced(p, pointer) for p in _loop_parts(loop))):
-            if entry is None or not _first_iteration_reads(loop.stmt, pointer):
+            if entry is None or not _first_iteration_reads(loop.stmt, pointer, pure):
                 why = f"{pointer} is not dereferenced whenever the loop is entered"
         if why is not None:
             refused[spelled] = why
