@@ -516,3 +516,49 @@ def test_a_loop_under_the_users_pragma_keeps_it(tmp_path):
     result, ref, out = optimized_and_both_outputs(tmp_path / "pragma.c", textwrap.dedent(program), "openmp")
     assert "b_as_double" not in result.source and "s_u" not in result.source
     assert out == ref
+
+
+def test_a_member_first_read_in_an_inner_loop_is_read_under_every_loops_entry(tmp_path):
+    """``dst->px`` is read only inside the loops over x and c: the local is read where all of
+    them are entered (``r < h - r && 0 < w && 0 < 3``), so that a call with no columns and no
+    image faults nowhere."""
+    program = r"""
+        #include <stdio.h>
+        #include <stdlib.h>
+        typedef struct { int w, h; float *px; } image_t;
+        static void blur_cols(const image_t *src, image_t *dst, const float *k, int r)
+        {
+            const int w = src->w, h = src->h;
+            for (int y = r; y < h - r; y++)
+                for (int x = 0; x < w; x++)
+                    for (int c = 0; c < 3; c++) {
+                        float s = 0.0f;
+                        for (int i = -r; i <= r; i++)
+                            s += k[i + r] * src->px[((y + i) * w + x) * 3 + c];
+                        dst->px[(y * w + x) * 3 + c] = s;
+                    }
+        }
+        int main(void)
+        {
+            float k[5] = {0.1f, 0.2f, 0.4f, 0.2f, 0.1f};
+            image_t empty = {0, 50, NULL};
+            blur_cols(&empty, NULL, k, 2);
+            image_t a = {60, 50, malloc(60 * 50 * 3 * sizeof(float))}, b = {60, 50, calloc(60 * 50 * 3, sizeof(float))};
+            for (int q = 0; q < 60 * 50 * 3; q++)
+                a.px[q] = (float)(q % 17);
+            blur_cols(&a, &b, k, 2);
+            double s = 0.0;
+            for (int q = 0; q < 60 * 50 * 3; q++)
+                s += b.px[q] * (q % 5 + 1);
+            printf("%.17g\n", s);
+            return 0;
+        }
+    """
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "cols.c"
+    path.write_text(textwrap.dedent(program))
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="identity"))   # (the nest as the IR has it)
+    assert re.search(r"float \*dst_px = .*< *w.*\? *\(*dst->px", result.source), result.source
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref

@@ -19,8 +19,10 @@ member ``s->m`` it reads becomes a local ``T s_m = s->m;`` and the loop reads th
   strict aliasing every store to memory is;
 * ``s`` is dereferenced whenever the loop is entered, so that reading ``s->m`` before it cannot
   fault where the user's code would not: in an earlier statement of the block, in the loop's
-  initialisation or condition, or unconditionally at the start of every iteration (then the
-  local is read under the loop's entry condition, ``T s_m = 0 < n ? s->m : 0;``).
+  initialisation or condition, or in the first iteration before anything could end it, inner
+  loops included (then the local is read under the conditions that the first iteration gets
+  there: the loop's entry and that of each inner loop on the way, in names the nest does not
+  change, ``T s_m = 0 < n && 0 < w ? s->m : 0;``).
 
 Members of a struct object (``s.m``, ``s`` a struct variable) follow the same rules, with nothing
 to dereference.
@@ -239,17 +241,60 @@ def _may_leave(item: c_ast.Node, pure: Callable[[str], bool], in_loop: bool = Fa
     return any(_may_leave(child, pure, nested) for _, child in item.children())
 
 
-def _first_iteration_reads(body: c_ast.Node | None, pointer: str, pure: Callable[[str], bool]) -> bool:
-    """Whether every iteration of a loop with this body reads ``pointer->...`` before anything
-    could end it."""
+@dataclass(frozen=True)
+class _Entry:
+    """What is known on the first iteration of the loops around a point of a nest: the first
+    value of each of their variables (as C), and the names the nest assigns or declares."""
+
+    firsts: dict[str, c_ast.Node]
+    assigned: frozenset[str]
+    type_of: Callable[[c_ast.Node], c_ast.Node | None]
+    pure: Callable[[str], bool]
+
+
+def _first_iteration_reads(body: c_ast.Node | None, pointer: str, at: _Entry) -> list[c_ast.Node] | None:
+    """The conditions (all to hold) under which the first iteration of a loop with this body
+    reads ``pointer->...`` before anything could end it; None where it may not. A loop in the
+    body whose own first iteration reads it adds that the loop is entered, in names the nest
+    does not change (``0 < w`` for ``for (x = 0; x < w; x++)``)."""
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body] if body else []
     for item in items:
         if _statement_dereferences(item, pointer):
-            return True
+            return []
         if not isinstance(item, (c_ast.Decl, c_ast.Assignment, c_ast.UnaryOp, c_ast.BinaryOp, *_LOOPS,
-                                 c_ast.If, c_ast.Compound)) or _may_leave(item, pure):
-            return False
-    return False
+                                 c_ast.If, c_ast.Compound)) or _may_leave(item, at.pure):
+            return None
+        if isinstance(item, _LOOPS) and (inner := _entered_and_read(item, pointer, at)) is not None:
+            return inner
+    return None
+
+
+def _entered_and_read(loop: c_ast.Node, pointer: str, at: _Entry) -> list[c_ast.Node] | None:
+    first = _first_value(loop, at.type_of)
+    entry = _entry_condition(loop, at.type_of)
+    if entry is None:
+        return None
+    entry = _substituted(entry, at.firsts)
+    if {n.name for n in _walk(entry) if isinstance(n, c_ast.ID)} & at.assigned:
+        return None   # (a name the nest changes before the loop: not known before the nest)
+    firsts = dict(at.firsts)
+    if first is not None:
+        firsts[first[0]] = _substituted(first[1], at.firsts)
+    inner = _first_iteration_reads(loop.stmt, pointer, _Entry(firsts, at.assigned, at.type_of, at.pure))
+    return None if inner is None else [entry, *inner]
+
+
+def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
+    """A copy of ``node`` with each name of ``values`` replaced by its value."""
+    node = copy.deepcopy(node)
+    if isinstance(node, c_ast.ID) and node.name in values:
+        return copy.deepcopy(values[node.name])
+    for n in _walk(node):
+        for attr in n.__slots__:
+            child = getattr(n, attr, None)
+            if isinstance(child, c_ast.ID) and child.name in values:
+                setattr(n, attr, copy.deepcopy(values[child.name]))
+    return node
 
 
 def _effect_free(node: c_ast.Node | None) -> bool:
@@ -263,18 +308,9 @@ def _effect_free(node: c_ast.Node | None) -> bool:
     return True
 
 
-def _entry_condition(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | None]) -> c_ast.Node | None:
-    """The condition under which ``loop`` runs its body at least once, as C (None if unknown):
-    its condition with the loop variable replaced by its first value, converted to its type."""
-    if isinstance(loop, c_ast.DoWhile):
-        return c_ast.Constant("int", "1")
-    if isinstance(loop, c_ast.While):
-        return copy.deepcopy(loop.cond) if _effect_free(loop.cond) else None
-    if not isinstance(loop, c_ast.For) or loop.cond is None or not _effect_free(loop.cond):
-        return None
-    init = loop.init
-    if init is None:
-        return copy.deepcopy(loop.cond)
+def _first_value(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | None]) -> tuple[str, c_ast.Node] | None:
+    """A ``for`` loop's variable and its first value, converted to its type (None: no such)."""
+    init = loop.init if isinstance(loop, c_ast.For) else None
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
         var, value, var_type = init.decls[0].name, init.decls[0].init, init.decls[0].type
     elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
@@ -285,16 +321,22 @@ def _entry_condition(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Nod
         return None
     var_type = copy.deepcopy(var_type)
     var_type.declname = None
-    first = c_ast.Cast(c_ast.Typename(None, [], None, var_type), copy.deepcopy(value))
-    cond = copy.deepcopy(loop.cond)
-    if isinstance(cond, c_ast.ID):
+    return var, c_ast.Cast(c_ast.Typename(None, [], None, var_type), copy.deepcopy(value))
+
+
+def _entry_condition(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | None]) -> c_ast.Node | None:
+    """The condition under which ``loop`` runs its body at least once, as C (None if unknown):
+    its condition with the loop variable replaced by its first value."""
+    if isinstance(loop, c_ast.DoWhile):
+        return c_ast.Constant("int", "1")
+    if isinstance(loop, c_ast.While):
+        return copy.deepcopy(loop.cond) if _effect_free(loop.cond) else None
+    if not isinstance(loop, c_ast.For) or loop.cond is None or not _effect_free(loop.cond):
         return None
-    for n in _walk(cond):
-        for attr in n.__slots__:
-            child = getattr(n, attr, None)
-            if isinstance(child, c_ast.ID) and child.name == var:
-                setattr(n, attr, copy.deepcopy(first))
-    return cond
+    if loop.init is None:
+        return copy.deepcopy(loop.cond)
+    first = _first_value(loop, type_of)
+    return None if first is None else _substituted(loop.cond, {first[0]: first[1]})
 
 
 def _loop_parts(loop: c_ast.Node) -> list[c_ast.Node]:
@@ -361,7 +403,6 @@ def hoist_members(loop: c_ast.Node, earlier: list[c_ast.Node], types: StructType
         return Hoisting(None, refused)
     stores = _Stores(loop, types, type_of, is_local, strict_aliasing, pure)
     assigned_in_loop = _assigned(loop)
-    entry = _entry_condition(loop, type_of)
     flat = _flattened(loop, types, type_of, stores, is_local, assigned_in_loop, fresh, refused)
     hoisted: dict[tuple[str, str, str], Hoisted] = {}
     for ref in refs:
@@ -373,18 +414,19 @@ def hoist_members(loop: c_ast.Node, earlier: list[c_ast.Node], types: StructType
         why = _refusal(ref, type_of, types, stores, is_local, written, assigned_in_loop)
         decl = _member_decl(ref, type_of, types)
         address = decl is not None and isinstance(decl.type, c_ast.ArrayDecl)   # (reads no memory)
+        value: c_ast.Node = c_ast.StructRef(c_ast.ID(pointer), arrow, c_ast.ID(member))
         if why is None and arrow == "->" and not address and not (
                 any(_statement_dereferences(s, pointer) for s in earlier)
                 or any(_dereferenced(p, pointer) for p in _loop_parts(loop))):
-            if entry is None or not _first_iteration_reads(loop.stmt, pointer, pure):
+            # (read where the nest's first iteration reads it: under the conditions that it does)
+            conditions = _entered_and_read(loop, pointer, _Entry({}, frozenset(assigned_in_loop), type_of, pure))
+            if conditions is None:
                 why = f"{pointer} is not dereferenced whenever the loop is entered"
+            else:
+                value = c_ast.TernaryOp(_all(conditions), value, c_ast.Constant("int", "0"))
         if why is not None:
             refused[spelled] = why
             continue
-        value: c_ast.Node = c_ast.StructRef(c_ast.ID(pointer), arrow, c_ast.ID(member))
-        if arrow == "->" and not address and not (any(_statement_dereferences(s, pointer) for s in earlier)
-                                  or any(_dereferenced(p, pointer) for p in _loop_parts(loop))):
-            value = c_ast.TernaryOp(copy.deepcopy(entry), value, c_ast.Constant("int", "0"))
         holder = types.resolve(type_of(ref.name))
         const = "const" in (getattr(holder.type if arrow == "->" else holder, "quals", None) or [])
         local = fresh(f"{pointer}_{member}")
@@ -489,6 +531,13 @@ def _flat_declaration(name: str, spelling: str, base: str, const: bool, size: in
     value = c_ast.BinaryOp("+", c_ast.Cast(cast_type, c_ast.ID(base)),
                            c_ast.BinaryOp("*", c_ast.Constant("int", "0"), c_ast.UnaryOp("sizeof", guard)))
     return c_ast.Decl(name, [], [], [], [], pointer, value, None)
+
+
+def _all(conditions: list[c_ast.Node]) -> c_ast.Node:
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = c_ast.BinaryOp("&&", out, c)
+    return out
 
 
 def _member_decl(ref: c_ast.StructRef, type_of, types: StructTypes) -> c_ast.Decl | None:
