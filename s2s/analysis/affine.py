@@ -10,7 +10,7 @@ from s2s.ir import Binary, Call, Cast, Const, Expr, Sym, Ternary, Unary
 
 CTX = isl.DEFAULT_CONTEXT  # the context of objects islpy parses from strings
 
-_INT_CASTS = {"int", "long", "unsigned", "unsigned int", "long long", "unsigned long", "size_t", "short",
+INT_CASTS = {"int", "long", "unsigned", "unsigned int", "long long", "unsigned long", "size_t", "short",
               "long int", "unsigned long long", "int64_t", "int32_t", "uint64_t", "uint32_t", "ptrdiff_t"}
 
 
@@ -59,7 +59,7 @@ class AffineBuilder:
         if isinstance(e, Sym):
             return self.var(e.name)
         if isinstance(e, Cast):
-            if " ".join(e.type.split()) not in _INT_CASTS:
+            if " ".join(e.type.split()) not in INT_CASTS:
                 raise NotAffine(f"cast to {e.type}")
             return self.pw_aff(e.operand)
         if isinstance(e, Unary):

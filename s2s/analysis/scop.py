@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
+from s2s.analysis.channels import split_channels
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
     SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Map, Opaque, Scalar, Sequence,
@@ -64,6 +65,8 @@ class Scop:
     context: isl.Set             # what is known of the parameters (nothing is assumed: the universe)
     # one-dimensional arrays modelled as two-dimensional: name -> the parameter p of ``A[e1 * p + e2]``
     delinearized: dict[str, str] = field(default_factory=dict)
+    # those of them modelled as three-dimensional: name -> K of ``A[(e1 * p + e2) * K + e3]`` (channels.py)
+    channels: dict[str, int] = field(default_factory=dict)
     origin: "Scop | None" = None   # the user's SCoP, where this one is a transformation's rewriting of it
     # scalars a rewriting introduced (a web's own variable, webs.py): code generation declares
     # those the statements use, as it does the SCoP's temporaries
@@ -493,14 +496,14 @@ class _Model:
         self.declared: list[str] = []
 
     def build(self) -> Scop:
-        self.delinearized = self._delinearization()
+        self.delinearized, self.channels = self._delinearization()
         tree = self._sequence(list(self.nodes), (), [], ())
         depth = max((len(s.loops) for s in self.statements), default=0)
         for s in self.statements:
             s.schedule = self._flat_schedule(s, depth)
         context = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params)).params())
         return Scop(self.sdfg, self.parent, self.nodes, self.params, self.statements, tree, self.loops,
-                    tuple(self.declared), context, dict(self.delinearized))
+                    tuple(self.declared), context, dict(self.delinearized), channels=dict(self.channels))
 
     # Each visit returns the isl schedule (tree) of what it visited, or None when it has no statement.
     def _sequence(self, children: list[ControlNode], loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]):
@@ -586,10 +589,12 @@ class _Model:
                 reads = reads.union(isl.UnionMap.from_map(m))
         return reads, writes, tuple(each)
 
-    def _delinearization(self) -> dict[str, str]:
+    def _delinearization(self) -> tuple[dict[str, str], dict[str, int]]:
         """One-dimensional arrays indexed ``e1 * p + e2`` (``A[i * n + j]``) with the same
         parameter ``p`` everywhere in the SCoP: they are modelled as ``A[e1][e2]`` (checked to be
-        exact: 0 <= e2 < p on every access)."""
+        exact: 0 <= e2 < p on every access); those indexed ``(e1 * p + e2) * K + e3`` with the
+        same ``p`` and constant ``K`` (channels.py) as ``A[e1][e2][e3]``. Returns ``p`` by array,
+        and ``K`` by array of the second kind."""
         subsets: dict[str, list] = {}
         for r in self.nodes:
             for n in walk(r):
@@ -598,16 +603,30 @@ class _Model:
                         data = self.containers.get(e.data)
                         if isinstance(data, Array) and data.rank == 1:
                             subsets.setdefault(e.data, []).append(e.subset[0])
-        out = {}
+        out: dict[str, str] = {}
+        times: dict[str, int] = {}
         for name, subs in subsets.items():
             splits = [_split_linearized(e, self.params) for e in subs]
             factors = {sp[0] for sp in splits if sp is not None and sp[0] is not None}
             if len(factors) == 1 and all(sp is not None for sp in splits):
                 out[name] = factors.pop()
-        return out
+                continue
+            channels = [split_channels(e, self.params) for e in subs]
+            kinds = {(c.param, c.times) for c in channels if c is not None}
+            if len(kinds) == 1 and all(c is not None for c in channels):
+                out[name], times[name] = kinds.pop()
+        return out, times
 
     def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
-        if data in self.delinearized:
+        if data in self.channels:
+            split = split_channels(subset[0], self.params)
+            for part, extent, what in ((split.middle, b.var(split.param), split.param),
+                                       (split.inner, b.const(split.times), str(split.times))):
+                pa = b.pw_aff(part)
+                if not domain.is_subset(pa.ge_set(b.const(0)).intersect(pa.lt_set(extent))):
+                    raise NotAffine(f"{data}: cannot delinearize (an index may leave [0, {what}))")
+            subset = (split.outer, split.middle, split.inner)
+        elif data in self.delinearized:
             _, outer, inner = _split_linearized(subset[0], self.params)
             p = b.var(self.delinearized[data])
             inner_pa = b.pw_aff(inner)

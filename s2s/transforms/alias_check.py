@@ -107,7 +107,11 @@ def touched_box(scop: Scop, array: str) -> Box:
 
 def _address(scop: Scop, name: str, index: list[Expr], past: bool = False) -> Expr:
     row = scop.delinearized.get(name)
-    if row is not None:   # modelled as A[outer][inner], written A[outer * row + inner]
+    if row is not None and name in scop.channels:   # A[outer][middle][inner]: A[(outer * row + middle) * K + inner]
+        outer, middle, inner = index
+        pixel = Binary("+", Binary("*", outer, Sym(row)), middle)
+        index = [Binary("+", Binary("*", pixel, Const(str(scop.channels[name]))), inner)]
+    elif row is not None:   # modelled as A[outer][inner], written A[outer * row + inner]
         outer, inner = index
         index = [Binary("+", Binary("*", outer, Sym(row)), inner)]
     element: Expr = Unary("&", Access(name, tuple(index)) if index else Sym(name))
