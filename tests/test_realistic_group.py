@@ -211,9 +211,9 @@ def test_nest_models_say_why_a_nest_is_no_scop(tmp_path):
     src = tmp_path / "o.c"
     src.write_text(
         "void ok(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 1.0; }\n"
-        "void rgb(int w, int h, float *a) {\n"
-        "  for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < 3; c++)\n"
-        "    a[(y * w + x) * 3 + c] = 0.0f; }\n"
+        "void rgb(int w, int h, int k, float *a) {\n"
+        "  for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < k; c++)\n"
+        "    a[(y * w + x) * k + c] = 0.0f; }\n"
         "void fir(int n, int m, const float *x, float *y) {\n"
         "  for (int c = 0; c < 4; c++) for (int i = 0; i < n; i++) y[c * n + i] = x[c * m + 2 * i]; }\n"
         "void rows(int n, double **r) {\n"
@@ -221,5 +221,5 @@ def test_nest_models_say_why_a_nest_is_no_scop(tmp_path):
     nests = [hotnests.HotNest(line=line, end=line + 1, marker=line - 1, affine=True) for line in (1, 3, 6)]
     why = {m.nest.line: m.obstacle for m in hotnests.nest_models(src, nests)}
     assert why[1] is None
-    assert "product" in why[3] and why[3].endswith("o.c:3:3)")   # (y * w + x) * 3: three levels
+    assert "product" in why[3] and why[3].endswith("o.c:3:3)")   # (y * w + x) * k: k not a constant
     assert "delinearize" in why[6]                             # x[c * m + 2 * i]: 2 * i may leave [0, m)
