@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from frontends.c.ast_rewrite import rewrite_children
+
 from frontends.c.declarations import base_type_spelling
 
 
@@ -240,14 +242,6 @@ def substitute_views(node: c_ast.Node, views: dict[str, PointerView]) -> c_ast.N
             return views[n.name.name].element(rewrite(n.subscript))
         if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) and n.expr.name in views:
             return views[n.expr.name].element(c_ast.Constant("int", "0"))
-        for attr in n.__slots__:
-            if attr in ("coord", "__weakref__"):
-                continue
-            value = getattr(n, attr, None)
-            if isinstance(value, c_ast.Node):
-                setattr(n, attr, rewrite(value))
-            elif isinstance(value, list):
-                setattr(n, attr, [rewrite(v) if isinstance(v, c_ast.Node) else v for v in value])
-        return n
+        return rewrite_children(n, rewrite)
 
     return rewrite(node)

@@ -47,6 +47,8 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from frontends.c.ast_rewrite import rewrite_children
+
 from s2s.ir import PURE_FUNCTIONS
 
 # Typedefs of the C library whose underlying type is known (LP64 Linux).
@@ -285,16 +287,17 @@ def _entered_and_read(loop: c_ast.Node, pointer: str, at: _Entry) -> list[c_ast.
 
 
 def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
-    """A copy of ``node`` with each name of ``values`` replaced by its value."""
-    node = copy.deepcopy(node)
-    if isinstance(node, c_ast.ID) and node.name in values:
-        return copy.deepcopy(values[node.name])
-    for n in _walk(node):
-        for attr in n.__slots__:
-            child = getattr(n, attr, None)
-            if isinstance(child, c_ast.ID) and child.name in values:
-                setattr(n, attr, copy.deepcopy(values[child.name]))
-    return node
+    """A copy of ``node`` with each name of ``values`` replaced by its value (not a member's
+    name: ``s->n``)."""
+    def rewrite(n: c_ast.Node) -> c_ast.Node:
+        if isinstance(n, c_ast.ID) and n.name in values:
+            return copy.deepcopy(values[n.name])
+        if isinstance(n, c_ast.StructRef):
+            n.name = rewrite(n.name)
+            return n
+        return rewrite_children(n, rewrite)
+
+    return rewrite(copy.deepcopy(node))
 
 
 def _effect_free(node: c_ast.Node | None) -> bool:
@@ -633,14 +636,6 @@ def _rewritten(loop: c_ast.Node, locals_: dict[tuple[str, str, str], str], flat:
         if isinstance(n, c_ast.StructRef) and isinstance(n.name, c_ast.ID) \
                 and (n.name.name, n.type, n.field.name) in locals_:
             return c_ast.ID(locals_[(n.name.name, n.type, n.field.name)], coord=n.coord)
-        for attr in n.__slots__:
-            if attr in ("coord", "__weakref__"):
-                continue
-            value = getattr(n, attr, None)
-            if isinstance(value, c_ast.Node):
-                setattr(n, attr, rewrite(value))
-            elif isinstance(value, list):
-                setattr(n, attr, [rewrite(v) if isinstance(v, c_ast.Node) else v for v in value])
-        return n
+        return rewrite_children(n, rewrite)
 
     return rewrite(loop)
