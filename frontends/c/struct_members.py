@@ -277,13 +277,22 @@ def _entered_and_read(loop: c_ast.Node, pointer: str, at: _Entry) -> list[c_ast.
     if entry is None:
         return None
     entry = _substituted(entry, at.firsts)
-    if {n.name for n in _walk(entry) if isinstance(n, c_ast.ID)} & at.assigned:
+    if _names_read(entry) & at.assigned:
         return None   # (a name the nest changes before the loop: not known before the nest)
     firsts = dict(at.firsts)
     if first is not None:
         firsts[first[0]] = _substituted(first[1], at.firsts)
     inner = _first_iteration_reads(loop.stmt, pointer, _Entry(firsts, at.assigned, at.type_of, at.pure))
     return None if inner is None else [entry, *inner]
+
+
+def _names_read(node: c_ast.Node) -> set[str]:
+    """The variables ``node`` reads (a member's name is none)."""
+    if isinstance(node, c_ast.ID):
+        return {node.name}
+    if isinstance(node, c_ast.StructRef):
+        return _names_read(node.name)
+    return set().union(*(_names_read(child) for _, child in node.children()))
 
 
 def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
