@@ -21,6 +21,9 @@ from s2s.ir import (
     SourceSpan, Sym, Symbol, Tasklet, While, child_nodes, walk, expr as ex,
 )
 
+# pieces (disjuncts) of a condition on the parameters the model may assume, tested at run time
+MAX_ASSUMED_PIECES = 4
+
 
 @dataclass(frozen=True)
 class Loop:
@@ -62,7 +65,9 @@ class Scop:
     schedule_tree: isl.Schedule
     loops: list[Loop]
     declared: tuple[str, ...]    # scalars declared inside the SCoP (hoisted by code generation)
-    context: isl.Set             # what is known of the parameters (nothing is assumed: the universe)
+    context: isl.Set             # what the model assumes of the parameters: the universe, or what its
+                                 # delinearized subscripts need (``r >= 0`` for ``in[y * w + x]``
+                                 # with x from r to w - r), tested at run time before optimized code
     # one-dimensional arrays modelled as two-dimensional: name -> the parameter p of ``A[e1 * p + e2]``
     delinearized: dict[str, str] = field(default_factory=dict)
     # those of them modelled as three-dimensional: name -> K of ``A[(e1 * p + e2) * K + e3]`` (channels.py)
@@ -494,6 +499,7 @@ class _Model:
         self.statements: list[Statement] = []
         self.loops: list[Loop] = []
         self.declared: list[str] = []
+        self.assumed: isl.Set | None = None   # what the delinearized subscripts need of the parameters
 
     def build(self) -> Scop:
         self.delinearized, self.channels = self._delinearization()
@@ -502,6 +508,15 @@ class _Model:
         for s in self.statements:
             s.schedule = self._flat_schedule(s, depth)
         context = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params)).params())
+        if self.assumed is not None:   # (the model holds where they do: it describes nothing else)
+            context = context.intersect(self.assumed)
+            for st in self.statements:
+                st.domain = st.domain.intersect_params(self.assumed)
+                st.reads, st.writes = st.reads.intersect_params(self.assumed), st.writes.intersect_params(self.assumed)
+                st.schedule = st.schedule.intersect_params(self.assumed)
+                st.accesses = tuple((w, m.intersect_params(self.assumed)) for w, m in st.accesses)
+            if tree is not None:
+                tree = tree.intersect_domain(_union_set([st.domain for st in self.statements]))
         return Scop(self.sdfg, self.parent, self.nodes, self.params, self.statements, tree, self.loops,
                     tuple(self.declared), context, dict(self.delinearized), channels=dict(self.channels))
 
@@ -620,19 +635,13 @@ class _Model:
     def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
         if data in self.channels:
             split = split_channels(subset[0], self.params)
-            for part, extent, what in ((split.middle, b.var(split.param), split.param),
-                                       (split.inner, b.const(split.times), str(split.times))):
-                pa = b.pw_aff(part)
-                if not domain.is_subset(pa.ge_set(b.const(0)).intersect(pa.lt_set(extent))):
-                    raise NotAffine(f"{data}: cannot delinearize (an index may leave [0, {what}))")
+            self._assume_inside(b, domain, b.pw_aff(split.middle), b.var(split.param), data, split.param)
+            self._assume_inside(b, domain, b.pw_aff(split.inner), b.const(split.times), data, str(split.times))
             subset = (split.outer, split.middle, split.inner)
         elif data in self.delinearized:
             _, outer, inner = _split_linearized(subset[0], self.params)
-            p = b.var(self.delinearized[data])
-            inner_pa = b.pw_aff(inner)
-            inside = inner_pa.ge_set(b.const(0)).intersect(inner_pa.lt_set(p))
-            if not domain.is_subset(inside):
-                raise NotAffine(f"{data}: cannot delinearize (inner index may leave [0, {self.delinearized[data]}))")
+            self._assume_inside(b, domain, b.pw_aff(inner), b.var(self.delinearized[data]), data,
+                                self.delinearized[data])
             subset = (outer, inner)
         if not subset:
             target = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params))).set_tuple_name(data)
@@ -642,6 +651,24 @@ class _Model:
             part = isl.Map.from_pw_aff(b.pw_aff(s))
             m = part if m is None else m.flat_range_product(part)
         return m.set_tuple_name(isl.dim_type.out, data).intersect_domain(domain)
+
+    def _assume_inside(self, b: AffineBuilder, domain: isl.Set, index: isl.PwAff, extent: isl.PwAff, data: str,
+                       what: str) -> None:
+        """That ``0 <= index < extent`` on ``domain``: known, or assumed of the parameters where
+        the condition is a plain one (``r >= 0`` for ``x`` from ``r`` to ``w - r``), which the
+        optimized code then tests at run time (``Scop.context``)."""
+        inside = index.ge_set(b.const(0)).intersect(index.lt_set(extent))
+        if domain.is_subset(inside):
+            return
+        try:
+            assumed = domain.subtract(inside).params().complement().coalesce()
+        except isl.Error:
+            assumed = None
+        if (assumed is None or domain.intersect_params(assumed).is_empty()   # (no instance would run)
+                or assumed.n_basic_set() > MAX_ASSUMED_PIECES
+                or any(piece.dim(isl.dim_type.div) for piece in assumed.get_basic_sets())):
+            raise NotAffine(f"{data}: cannot delinearize (an index may leave [0, {what}))")
+        self.assumed = assumed if self.assumed is None else self.assumed.intersect(assumed).coalesce()
 
     def _loop_schedule(self, inner: isl.Schedule, loop: Loop) -> isl.Schedule:
         umap = None

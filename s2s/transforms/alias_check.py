@@ -88,6 +88,13 @@ def _params_condition(s: isl.Set, params: tuple[str, ...]) -> Expr | None:
     return out
 
 
+def assumed_condition(scop: Scop) -> Expr | None:
+    """The C condition on the parameters under which the SCoP's model holds (``Scop.context``:
+    what its delinearized subscripts assume), None where it assumes nothing."""
+    context = scop.context.coalesce()
+    return None if context.plain_is_universe() else _params_condition(context, scop.params)
+
+
 def touched_box(scop: Scop, array: str) -> Box:
     """The box of ``array``'s elements the SCoP touches."""
     touched = None

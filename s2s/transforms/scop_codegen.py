@@ -14,7 +14,7 @@ from s2s.ir import (
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
-from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
+from s2s.transforms.alias_check import Uncheckable, assumed_condition, no_overlap_condition
 from s2s.transforms.decisions import Step
 from s2s.transforms.polyhedral import Choice
 from s2s.transforms.packing_hoist import pack_invariant_rights_once
@@ -85,9 +85,11 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             outcomes.append(_outcome(scop, ident, False, note, choice.steps))
             continue
         guard = None
+        assumed = None
         if schedule is not None:
             try:
                 guard = no_overlap_condition(scop)
+                assumed = assumed_condition(scop)
             except Uncheckable as why:
                 # the user's code stays exactly as written: its order is the only one known right
                 outcomes.append(_outcome(scop, ident, False,
@@ -153,6 +155,9 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                 note += f"; {len(kept_in_locals)} array element(s) kept in locals across their loops"
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
+        if assumed is not None:   # (first: the overlap check's addresses are the model's)
+            note += "; under a run-time check of what its subscripts assume of the parameters"
+            guard = assumed if guard is None else Binary("&&", assumed, guard)
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
             guard = work_guard if guard is None else Binary("&&", work_guard, guard)

@@ -1,0 +1,76 @@
+"""What a SCoP's model assumes of its parameters (``Scop.context``): a linearized subscript is
+taken apart where its index provably stays within a row under a plain condition on the
+parameters (``m >= 2 * n`` for ``x[c * m + 2 * i]``); the optimized code runs where the condition
+holds at run time, the user's loops elsewhere."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from c_build import outputs_of_both_builds
+from frontends.c import lift_c_file
+from s2s.analysis import find_scops
+
+DECIMATE = """
+#include <stdio.h>
+#include <stdlib.h>
+
+/* every other sample of each of 4 channels of m samples, n of them, into channels of n */
+static void decimate(int n, int m, const float *x, float *y)
+{
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < n; i++)
+            y[c * n + i] = 0.5f * (x[c * m + 2 * i] + x[c * m + 2 * i + 1]);
+}
+
+int main(void)
+{
+    float *x = malloc(sizeof(float) * 4000), *y = malloc(sizeof(float) * 4000);
+    for (int k = 0; k < 4000; k++) { x[k] = (float)((k * 7) % 19); y[k] = -1.0f; }
+    decimate(400, 900, x, y);     /* the rows apart: the model holds */
+    decimate(300, 500, x, y);     /* a channel's samples run into the next: the user's loops */
+    decimate(0, 0, x, y);
+    double s = 0.0;
+    for (int k = 0; k < 4000; k++) s += y[k] * (k % 13 + 1);
+    printf("%.17g\\n", s);
+    return 0;
+}
+"""
+
+
+def test_the_model_assumes_the_rows_apart(tmp_path):
+    src = tmp_path / "d.c"
+    src.write_text(DECIMATE)
+    unit, _ = lift_c_file(str(src))
+    (scop,) = find_scops(next(f for f in unit.functions if f.name == "decimate"))
+    assert not scop.context.plain_is_universe() and "m" in str(scop.context)
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_where_the_assumption_fails_the_users_loops_run(tmp_path, target):
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "d.c"
+    path.write_text(DECIMATE)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+    (line,) = [ln for ln in result.report if ": decimate: " in ln and "recipe" not in ln]
+    assert "optimized" in line and "what its subscripts assume of the parameters" in line, line
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    assert out == ref
+
+
+def test_nothing_is_assumed_where_no_instance_would_run(tmp_path):
+    """``y[c * m + i - 1]`` leaves its row at i = 0 whatever m is: no SCoP (where n > 0)."""
+    src = tmp_path / "q.c"
+    src.write_text(textwrap.dedent("""
+        void f(int n, int m, float *y) {
+            for (int c = 0; c < 4; c++)
+                for (int i = 0; i < n; i++)
+                    y[c * m + i - 1] = 0.0f;
+        }
+    """))
+    unit, _ = lift_c_file(str(src))
+    obstacles: list = []
+    assert not find_scops(unit.functions[0], obstacles)
+    assert any("cannot delinearize" in o.what for o in obstacles)
