@@ -530,6 +530,11 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
         # judged where accumulators were forwarded to memory: the user's loops keep them in
         # registers, this rewriting's original order does not)
         as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
+        if options.accumulators_in_memory and not options.parallel and not options.steps:
+            # (such tiles ran slower than the user's loops wherever measured, a filter's taps
+            # summed in memory instead of a register: docs/optimizer.md)
+            return Choice(None, "original code kept: its tiles are for sizes known only at run time, and "
+                                "they would sum its accumulators in memory instead of registers"), ()
         if options.accumulators_in_memory or _untiled_loss(scop, as_run, scheduler.original_order(),
                                                            options.parallel):
             sizes_test = footprint_test(scop, report.unknown_footprints)
