@@ -215,11 +215,11 @@ def test_nest_models_say_why_a_nest_is_no_scop(tmp_path):
         "  for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) for (int c = 0; c < k; c++)\n"
         "    a[(y * w + x) * k + c] = 0.0f; }\n"
         "void fir(int n, int m, const float *x, float *y) {\n"
-        "  for (int c = 0; c < 4; c++) for (int i = 0; i < n; i++) y[c * n + i] = x[c * m + 2 * i]; }\n"
+        "  for (int c = 0; c < 4; c++) for (int i = 0; i < n; i++) y[c * n + i] = x[c * m + i - 1]; }\n"
         "void rows(int n, double **r) {\n"
         "  for (int i = 0; i < n; i++) { double *ri = r[i]; for (int j = 0; j < n; j++) ri[j] = 0.0; } }\n")
     nests = [hotnests.HotNest(line=line, end=line + 1, marker=line - 1, affine=True) for line in (1, 3, 6)]
     why = {m.nest.line: m.obstacle for m in hotnests.nest_models(src, nests)}
     assert why[1] is None
     assert "product" in why[3] and why[3].endswith("o.c:3:3)")   # (y * w + x) * k: k not a constant
-    assert "delinearize" in why[6]                             # x[c * m + 2 * i]: 2 * i may leave [0, m)
+    assert "delinearize" in why[6]                             # x[c * m + i - 1]: i - 1 leaves [0, m) at i = 0
