@@ -55,7 +55,7 @@ def test_where_the_assumption_fails_the_users_loops_run(tmp_path, target):
     path.write_text(DECIMATE)
     result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
     (line,) = [ln for ln in result.report if ": decimate: " in ln and "recipe" not in ln]
-    assert "optimized" in line and "what its subscripts assume of the parameters" in line, line
+    assert "optimized" in line and "what its model assumes of the parameters" in line, line
     ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
     assert out == ref
 
@@ -74,3 +74,45 @@ def test_nothing_is_assumed_where_no_instance_would_run(tmp_path):
     obstacles: list = []
     assert not find_scops(unit.functions[0], obstacles)
     assert any("cannot delinearize" in o.what for o in obstacles)
+
+
+NOT_EQUAL = r"""
+#include <stdio.h>
+#include <stddef.h>
+
+static void up(size_t n, double *x) { for (size_t i = 0; i != n; i++) x[i] += 1.0; }
+static void from(int lo, int n, double *x) { for (int i = lo; i != n; i++) x[i] *= 2.0; }
+static void down(int hi, int lo, double *x) { for (int i = hi; i != lo; i--) x[i] -= 0.25; }
+/* an unsigned counter that starts past its end wraps around (256 values) before it gets there */
+static void wraps(unsigned char lo, unsigned char n, double *x) { for (unsigned char i = lo; i != n; i++) x[i] += 0.5; }
+
+int main(void)
+{
+    static double x[5000];
+    for (int k = 0; k < 5000; k++) x[k] = k % 7;
+    up(4000, x);
+    from(10, 3000, x);
+    from(5, 5, x);
+    down(4500, 100, x);
+    wraps(3, 200, x);
+    wraps(250, 20, x);
+    double s = 0.0;
+    for (int k = 0; k < 5000; k++) s += x[k] * (k % 3 + 1);
+    printf("%.17g\n", s);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_loops_that_stop_at_a_value_are_scops_where_they_start_before_it(tmp_path, target):
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "ne.c"
+    path.write_text(NOT_EQUAL)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+    for function in ("up", "from", "down", "wraps"):
+        assert any(f": {function}: SCoP at" in ln for ln in result.report), (function, result.report)
+    assert "(long long)" in result.source   # (the assumption on the parameters, read as signed)
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    assert out == ref

@@ -18,7 +18,7 @@ from s2s.analysis.channels import split_channels
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
     SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Map, Opaque, Scalar, Sequence,
-    SourceSpan, Sym, Symbol, Tasklet, While, child_nodes, walk, expr as ex,
+    SourceSpan, Sym, Symbol, Tasklet, TypeKind, While, child_nodes, walk, expr as ex,
 )
 
 # pieces (disjuncts) of a condition on the parameters the model may assume, tested at run time
@@ -288,8 +288,8 @@ class _Checker:
                 raise _Reject(f"loop variable {node.var} is written in the body", node)
             self._affine_names(node.init, names, node)
             self._affine_names(node.cond, names, node)
-            if isinstance(node.cond, Binary) and node.cond.op == "!=":
-                raise _Reject("loop condition with !=", node)
+            if isinstance(node.cond, Binary) and node.cond.op == "!=" and _inequality_end(Loop(node, 0, _loop_step(node))) is None:
+                raise _Reject("loop condition with != other than `i != n` stepping by one", node)
             self.check(node.body, loop_vars + (node.var,), names)
         elif isinstance(node, IfElse):
             self._affine_names(node.cond, names, node)
@@ -415,6 +415,20 @@ def find_scops(sdfg: SDFG, obstacles: list[Obstacle] | None = None) -> list[Scop
 
     visit_sequence(sdfg.body)
     return found
+
+
+def _inequality_end(loop: Loop) -> ex.Expr | None:
+    """``n`` of a loop ``for (i = ...; i != n; i++)`` (or ``i--``, ``n != i``): the value at which
+    it stops, where it steps by one; None for any other loop."""
+    cond = loop.node.cond
+    if not (isinstance(cond, Binary) and cond.op == "!=" and abs(loop.step) == 1):
+        return None
+    var = Sym(loop.node.var)
+    if cond.lhs == var and var not in ex.walk(cond.rhs):
+        return cond.rhs
+    if cond.rhs == var and var not in ex.walk(cond.lhs):
+        return cond.lhs
+    return None
 
 
 def _holds_loop(node: ControlNode) -> bool:
@@ -567,8 +581,19 @@ class _Model:
             lb = AffineBuilder(dims[:k + 1], self.params, name)
             var = lb.var(loop.node.var)
             init = lb.pw_aff(loop.node.init)
-            bound = lb.condition(loop.node.cond)
             first = var.ge_set(init) if loop.step > 0 else var.le_set(init)
+            end = _inequality_end(loop)
+            if end is None:
+                bound = lb.condition(loop.node.cond)
+            else:   # (``i != n`` stepping by one: ``i < n``, where the first value is not past n)
+                last = lb.pw_aff(end)
+                bound = var.lt_set(last) if loop.step > 0 else var.gt_set(last)
+                reached = init.le_set(last) if loop.step > 0 else init.ge_set(last)
+                reached = reached.add_dims(isl.dim_type.set, len(dims) - k - 1)
+                for j in range(k + 1, len(dims)):
+                    reached = reached.set_dim_name(isl.dim_type.set, j, dims[j])
+                if not self._assume(domain, reached.set_tuple_name(name)):
+                    raise NotAffine("loop condition with != that may start past its end")
             s = bound.intersect(first)
             if abs(loop.step) != 1:
                 # (var - init) is a multiple of the step
@@ -654,21 +679,39 @@ class _Model:
 
     def _assume_inside(self, b: AffineBuilder, domain: isl.Set, index: isl.PwAff, extent: isl.PwAff, data: str,
                        what: str) -> None:
-        """That ``0 <= index < extent`` on ``domain``: known, or assumed of the parameters where
-        the condition is a plain one (``r >= 0`` for ``x`` from ``r`` to ``w - r``), which the
-        optimized code then tests at run time (``Scop.context``)."""
+        """That ``0 <= index < extent`` on ``domain`` (``r >= 0`` for ``x`` from ``r`` to
+        ``w - r`` in ``in[y * w + x]``): known, or assumed (``_assume``)."""
         inside = index.ge_set(b.const(0)).intersect(index.lt_set(extent))
-        if domain.is_subset(inside):
-            return
+        if not self._assume(domain, inside):
+            raise NotAffine(f"{data}: cannot delinearize (an index may leave [0, {what}))")
+
+    def _assume(self, domain: isl.Set, holds: isl.Set) -> bool:
+        """Whether ``holds`` holds on all of ``domain``: known, or assumed of the parameters where
+        that is a plain condition (no division, at most MAX_ASSUMED_PIECES pieces) under which
+        some instance runs; the optimized code then tests it at run time (``Scop.context``)."""
+        domain = domain.intersect_params(self._known())
+        if domain.is_subset(holds):
+            return True
         try:
-            assumed = domain.subtract(inside).params().complement().coalesce()
+            assumed = domain.subtract(holds).params().complement().gist(self._known()).coalesce()
         except isl.Error:
-            assumed = None
-        if (assumed is None or domain.intersect_params(assumed).is_empty()   # (no instance would run)
+            return False
+        if (domain.intersect_params(assumed).is_empty()   # (no instance would run)
                 or assumed.n_basic_set() > MAX_ASSUMED_PIECES
                 or any(piece.dim(isl.dim_type.div) for piece in assumed.get_basic_sets())):
-            raise NotAffine(f"{data}: cannot delinearize (an index may leave [0, {what}))")
+            return False
         self.assumed = assumed if self.assumed is None else self.assumed.intersect(assumed).coalesce()
+        return True
+
+    def _known(self) -> isl.Set:
+        """What C says of the parameters: an unsigned one is not negative."""
+        space = isl.Space.create_from_names(CTX, set=[], params=list(self.params)).params()
+        known = isl.Set.universe(space)
+        for k, p in enumerate(self.params):
+            data = self.containers.get(p)
+            if data is not None and data.dtype.kind is TypeKind.UNSIGNED:
+                known = known.lower_bound_val(isl.dim_type.param, k, 0)
+        return known
 
     def _loop_schedule(self, inner: isl.Schedule, loop: Loop) -> isl.Schedule:
         umap = None

@@ -16,6 +16,7 @@ from s2s.analysis.affine import NotAffine, aff_expr
 from s2s.analysis.dependences import maps_of
 from s2s.analysis.scop import Scop
 from s2s.ir import ROWS_APART, Access, Array, Binary, Call, Cast, Const, Expr, SizeOf, Sym, Ternary, Unary
+from s2s.ir.expr import substitute
 
 
 class Uncheckable(Exception):
@@ -90,9 +91,12 @@ def _params_condition(s: isl.Set, params: tuple[str, ...]) -> Expr | None:
 
 def assumed_condition(scop: Scop) -> Expr | None:
     """The C condition on the parameters under which the SCoP's model holds (``Scop.context``:
-    what its delinearized subscripts assume), None where it assumes nothing."""
+    what its delinearized subscripts and ``!=`` loop exits assume), None where it assumes
+    nothing. The parameters are read as ``long long``: ``n - lo >= 0`` of unsigned ``n`` and
+    ``lo`` is true in C whatever they are."""
     context = scop.context.coalesce()
-    return None if context.plain_is_universe() else _params_condition(context, scop.params)
+    condition = None if context.plain_is_universe() else _params_condition(context, scop.params)
+    return None if condition is None else substitute(condition, {p: Cast("long long", Sym(p)) for p in scop.params})
 
 
 def touched_box(scop: Scop, array: str) -> Box:

@@ -156,7 +156,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if guard is not None:
             note += "; under a run-time check that pointer arrays do not overlap"
         if assumed is not None:   # (first: the overlap check's addresses are the model's)
-            note += "; under a run-time check of what its subscripts assume of the parameters"
+            note += "; under a run-time check of what its model assumes of the parameters"
             guard = assumed if guard is None else Binary("&&", assumed, guard)
         if work_guard is not None:
             note += f"; run only where its work reaches {short_count(choice.min_work)} statement instances (run-time test)"
