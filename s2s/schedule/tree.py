@@ -109,6 +109,8 @@ class TreeOptions:
     simd: bool = True                            # mark the innermost parallel point loop
     unroll_jam: int = 4                          # unroll a parallel point loop by this into the innermost
                                                  # SIMD loop (0, 1: no jams at all)
+    chains_pay_anywhere: bool = True             # copies jammed into chains gain at any size (not
+                                                 # where the chains are sums forwarded to memory)
     chain_jam: int = 8                           # copies of a loop jammed into one that carries a chain of
                                                  # updates: as many chains as multiply-adds in flight
                                                  # (``unroll_jam`` where they read neighbours: _chain_jam)
@@ -387,9 +389,10 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
     report.reshaped += 1
     # (tiled for want of its sizes, or as the recipe says: the tiles may run only where their
     # data leave the cache; not where copies jam into the chains the innermost loop carries,
-    # which gain at any size)
+    # which gain at any size, unless those chains are sums forwarded to memory)
     beyond_cache = untiled is None and may_stay_untiled and not options.tile_sizes and (
-        plan.beyond_cache if plan.tile else plan.beyond_cache is not False) and (jam is None or simd) and (
+        plan.beyond_cache if plan.tile else plan.beyond_cache is not False) and (
+        jam is None or simd or not options.chains_pay_anywhere) and (
         terms := footprint_terms(stmts, members, inner, outer))
     if beyond_cache:
         report.unknown_footprints.append(UnknownFootprint(tuple(stmts), tuple(members), tuple(terms),

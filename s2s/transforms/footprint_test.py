@@ -17,7 +17,8 @@ import islpy as isl
 from s2s.analysis.scop import Scop, Statement
 from s2s.ir.expr import Binary, Const, Expr
 from s2s.schedule.pluto import Row
-from s2s.schedule.tile_sizes import UnknownFootprint
+from s2s.schedule.point_order import access_subscripts
+from s2s.schedule.tile_sizes import LINE_BYTES, UnknownFootprint
 from s2s.transforms.work_guard import set_work
 
 
@@ -76,3 +77,35 @@ def footprint_test(scop: Scop, bands: list[UnknownFootprint]) -> Expr | None:
             leaves = Binary("||", leaves, Binary(">", strided, Const(f"{float(band.l1_bytes):.1f}")))
         test = leaves if test is None else Binary("||", test, leaves)
     return test
+
+
+def column_walk_test(scop: Scop, l1_bytes: int) -> Expr | None:
+    """The run-time condition that the user's innermost loops walk across rows over more
+    lines than L1 holds (per statement, the lines its accesses across rows touch in one run of
+    its innermost loop); None where no access walks across rows there (or the counts cannot be
+    written in C). A sum the user keeps in a register over a short column walk (a filter's taps
+    down an image's rows) reads its lines from L1 anyway; a long one (a covariance down a
+    table's rows) is what tiles are for."""
+    total: Expr | None = None
+    for st in scop.statements:
+        if not st.iterators:
+            continue
+        inner = len(st.iterators) - 1
+        across = 0
+        for _, access in st.accesses:
+            subscripts = access_subscripts(access, st)
+            if subscripts is None:
+                return None
+            # (an interleaved array's pixel is a few bytes: moving along its row stays in a line)
+            rows = subscripts[:1] if access.get_tuple_name(isl.dim_type.out) in scop.channels else subscripts[:-1]
+            if subscripts and any(sub[inner] for sub in rows) and not subscripts[-1][inner]:
+                across += 1
+        if not across:
+            continue
+        values = st.domain.project_out(isl.dim_type.set, 0, inner)
+        work = set_work([values.coalesce()], scop.context)
+        extent = Const(f"{float(work.count):.1f}") if work.count is not None else work.expr
+        if extent is None:
+            return None
+        total = _sum(total, Binary("*", Const(f"{float(across * LINE_BYTES):.1f}"), extent))
+    return None if total is None else Binary(">", total, Const(f"{float(l1_bytes):.1f}"))

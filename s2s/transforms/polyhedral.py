@@ -30,7 +30,7 @@ from s2s.schedule.triangle_jam import triangle_jam
 from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
-from s2s.transforms.footprint_test import footprint_test
+from s2s.transforms.footprint_test import column_walk_test, footprint_test
 from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, data_test
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
@@ -195,6 +195,14 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
         return _choose_for(scop, options, work)
     choice = _choose_for(rewritten[-1].scop, dataclasses.replace(
         options, accumulators_in_memory=forwarded is not None), work)
+    if choice.schedule is None and choice.note == SUMS_IN_REGISTERS:
+        # (the sums as the user keeps them, in registers: what the SCoP gains without forwarding)
+        unforwarded = _choose_for(scop, options, work)
+        if unforwarded.schedule is None:
+            return choice
+        choice, rewritten = unforwarded, rewritten[:-1]
+        if not rewritten:
+            return choice
     if choice.schedule is None:
         return choice
     expansion = functools.reduce(then, rewritten[1:] + [choice.expansion], rewritten[0])
@@ -491,7 +499,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
                                wavefront=options.wavefront, simd=options.simd, kernels=kernels,
-                               streaming_bands=streaming, jams=jams, band_plans=options.band_plans)
+                               streaming_bands=streaming, jams=jams, band_plans=options.band_plans,
+                               chains_pay_anywhere=not options.accumulators_in_memory)
     report = TreeReport()
     tree = build_tree(scop, sched, tree_options, report, deps.validity)
     ast = _ast_within_budget(scop, tree, report)
@@ -530,16 +539,22 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
         # judged where accumulators were forwarded to memory: the user's loops keep them in
         # registers, this rewriting's original order does not)
         as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
-        if options.accumulators_in_memory and not options.parallel and not options.steps:
-            # (such tiles ran slower than the user's loops wherever measured, a filter's taps
-            # summed in memory instead of a register: docs/optimizer.md)
-            return Choice(None, "original code kept: its tiles are for sizes known only at run time, and "
-                                "they would sum its accumulators in memory instead of registers"), ()
+        walk_test = None
+        if options.accumulators_in_memory and not options.steps:
+            # (such tiles pay only where the user's loops walk down more rows than L1 holds: a
+            # filter's short sums stay in registers, docs/optimizer.md)
+            walk_test = column_walk_test(scop.origin or scop, options.l1_bytes)
+            if walk_test is None:
+                return Choice(None, SUMS_IN_REGISTERS), ()
         if options.accumulators_in_memory or _untiled_loss(scop, as_run, scheduler.original_order(),
                                                            options.parallel):
             sizes_test = footprint_test(scop, report.unknown_footprints)
+            if sizes_test is not None and walk_test is not None:
+                sizes_test = ex.Binary("&&", sizes_test, walk_test)
             if sizes_test is not None:
                 plain += "; tiles only where the data of their loops leave the cache (run-time test)"
+            elif walk_test is not None:
+                return Choice(None, SUMS_IN_REGISTERS), ()
     if sizes_test is None:   # (a recipe records the test only where it is made)
         report.bands = [dataclasses.replace(b, beyond_cache=False) for b in report.bands]
     if ast is None:
@@ -584,6 +599,8 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
                                     report.outer_jam_factor, reordered.applied), refused=refused), kernels
 
 
+SUMS_IN_REGISTERS = ("original code kept: its tiles are for sizes known only at run time, and they would sum "
+                     "its accumulators in memory instead of registers")
 UNROLL_JAM = "unroll-and-jam"
 WAVEFRONT = "wavefront of tiles"
 FEWER_CHAINS = "fewer chains"   # (unroll-and-jam into chains by the SIMD loops' factor)
