@@ -535,17 +535,14 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     if (gain_rules and not kernels and beyond_test is None and report.unknown_footprints
             and report.reshaped == len(report.unknown_footprints) and not report.outer_jams
             and not report.wavefronts):
-        # (every band tiled only for want of its sizes: untiled, would the new order gain? Not
-        # judged where accumulators were forwarded to memory: the user's loops keep them in
-        # registers, this rewriting's original order does not)
+        # (every band tiled only for want of its sizes: untiled, would the new order gain? Where
+        # accumulators were forwarded to memory, the user's loops keep them in registers, which
+        # this rewriting's original order does not: its tiles pay only where the user's loops
+        # also walk down more rows than L1 holds, docs/optimizer.md)
         as_run = inner_member_last(scop, sched, frozenset(sched.rows[b[0]].band for b in sched.bands()))
-        walk_test = None
-        if options.accumulators_in_memory and not options.steps:
-            # (such tiles pay only where the user's loops walk down more rows than L1 holds: a
-            # filter's short sums stay in registers, docs/optimizer.md)
-            walk_test = column_walk_test(scop.origin or scop, options.l1_bytes)
-            if walk_test is None:
-                return Choice(None, SUMS_IN_REGISTERS), ()
+        walk_test = column_walk_test(scop.origin or scop, options.l1_bytes) if options.accumulators_in_memory else None
+        if options.accumulators_in_memory and walk_test is None and not options.steps:
+            return Choice(None, SUMS_IN_REGISTERS), ()
         if options.accumulators_in_memory or _untiled_loss(scop, as_run, scheduler.original_order(),
                                                            options.parallel):
             sizes_test = footprint_test(scop, report.unknown_footprints)
@@ -553,7 +550,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
                 sizes_test = ex.Binary("&&", sizes_test, walk_test)
             if sizes_test is not None:
                 plain += "; tiles only where the data of their loops leave the cache (run-time test)"
-            elif walk_test is not None:
+            elif walk_test is not None and not options.steps:
                 return Choice(None, SUMS_IN_REGISTERS), ()
     if sizes_test is None:   # (a recipe records the test only where it is made)
         report.bands = [dataclasses.replace(b, beyond_cache=False) for b in report.bands]
