@@ -14,6 +14,7 @@ from pycparser import c_ast
 from frontends.c.parse import FUNC_DECL_TYPES
 
 from frontends.c.c_text import declaration_text, node_text, statement_text
+from frontends.c.counted_loops import as_for
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
 from frontends.c.inline_functions import InlineHelpers
@@ -160,6 +161,7 @@ class FunctionLifter:
                 storage = Storage.STATIC_LOCAL if "static" in s.storage else Storage.STACK
                 self.b.add_container(container_for(s, s.name, storage, self._lift_dim,
                                                    address_taken=s.name in self.address_taken))
+        items = counted(items)
         children: list[ControlNode] = []
         for k, s in enumerate(items):
             span = (body_origins or {}).get(k)
@@ -228,7 +230,7 @@ class FunctionLifter:
 
     def stmt_Compound(self, s: c_ast.Compound) -> list[ControlNode]:
         self.scopes.append({})
-        items = s.block_items or []
+        items = counted(s.block_items or [])
         views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names,
                                self._is_local)
         outer = dict(self.views)
@@ -492,6 +494,11 @@ class FunctionLifter:
 
 
 _MEMORY_ROUTINES = ("memset", "memcpy", "memmove")
+
+
+def counted(items: list[c_ast.Node]) -> list[c_ast.Node]:
+    """A block's statements with each ``while`` that counts as the ``for`` it is (counted_loops.py)."""
+    return [(as_for(items[k - 1], item) if k else None) or item for k, item in enumerate(items)]
 
 
 def _walk_nodes(node: c_ast.Node):
