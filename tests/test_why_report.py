@@ -31,7 +31,7 @@ void kernels(int n, double *a, struct particle *p, const int *idx, double s[n], 
   for (int i = 0; i < n; i++)
     p[i].x += p[i].v;
   int k = 0;
-  while (k < n) { a[k] = 0; k++; }
+  while (k < n) { k++; a[k - 1] = 0; }
   for (int i = 0; i < n; i++)
     printf("%g\\n", a[i]);
   for (int i = 0; i < n; i++) {

@@ -10,7 +10,9 @@ A ``while`` right after the statement that sets its variable (``int i = e;`` or 
 such a loop where its condition compares the variable and reads nothing it changes (no call,
 assignment or ``++``), its body ends with the variable's step (``i++``, ``++i``, ``i += c``,
 ``i = i + c``, or their ``-`` forms, ``c`` a constant), and nothing else in the body writes the
-variable or takes its address, and no ``continue`` (outside an inner loop) skips the step. The
+variable or takes its address, no ``continue`` (outside an inner loop) skips the step, and the
+body declares nothing of its own (C89's ``int i, j;`` for the loops inside, which a rewritten
+nest may no longer use, and -Werror builds would refuse as unused). The
 first value is evaluated again in the ``for`` header: it must have no effects and read nothing
 the statement before it could have changed but the variable itself (it is the statement's own
 right-hand side, right before the loop).
@@ -100,8 +102,8 @@ def as_for(before: c_ast.Node | None, loop: c_ast.Node) -> c_ast.For | None:
     if not items or not _is_step(items[-1], var):
         return None
     rest = items[:-1]
-    if any(_writes(item, var) or _continues(item) for item in rest):
-        return None
+    if any(_writes(item, var) or _continues(item) or isinstance(item, c_ast.Decl) for item in rest):
+        return None   # (a declaration in a time loop's body: the rewritten nest may not use it)
     init = c_ast.Assignment("=", c_ast.ID(var), copy.deepcopy(first))
     new_body = c_ast.Compound(rest, coord=body.coord)
     return c_ast.For(init, copy.deepcopy(cond), copy.deepcopy(items[-1]), new_body, coord=loop.coord)
