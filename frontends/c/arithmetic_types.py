@@ -21,6 +21,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from s2s.ir import Access, Binary, Call, Cast, Const, Expr, Sym, Ternary, Unary
+from s2s.ir.expr import MATH_FUNCTIONS
 
 _QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__", "register", "__const"}
 _FLOATING = ("float", "double", "long double")
@@ -32,14 +33,9 @@ ARITHMETIC = frozenset({"_Bool", "char", *_SIGNED, *_UNSIGNED, *_FLOATING})
 _INTEGERS = ARITHMETIC - set(_FLOATING)
 
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"}
-_MATH_DOUBLE = (
-    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-    "log1p pow sqrt cbrt hypot fabs floor ceil round trunc rint nearbyint fmod remainder fmin fmax fma "
-    "fdim copysign erf erfc tgamma lgamma ldexp"
-).split()
 MATH_RESULT = {
-    **{f: "double" for f in _MATH_DOUBLE}, **{f + "f": "float" for f in _MATH_DOUBLE},
-    **{f + "l": "long double" for f in _MATH_DOUBLE},
+    **{f: "double" for f in MATH_FUNCTIONS}, **{f + "f": "float" for f in MATH_FUNCTIONS},
+    **{f + "l": "long double" for f in MATH_FUNCTIONS},
     "abs": "int", "labs": "long", "llabs": "long long", "__builtin_fabs": "double", "__builtin_sqrt": "double",
 }
 

@@ -1,9 +1,29 @@
-"""Rewriting a pycparser AST in place, children first where the caller asks."""
+"""Walking and rewriting a pycparser AST."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Container, Iterator
 
 from pycparser import c_ast
+
+
+def walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """``node`` and every node below it, parents first."""
+    yield node
+    for _, child in node.children():
+        yield from walk(child)
+
+
+def has_effects(node: c_ast.Node | None, pure: Container[str] = frozenset()) -> bool:
+    """Whether evaluating ``node`` may do more than read: an assignment, ``++`` or ``--``, or a
+    call of anything but the functions named in ``pure``."""
+    if node is None:
+        return False
+    for n in walk(node):
+        if isinstance(n, c_ast.Assignment) or isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+            return True
+        if isinstance(n, c_ast.FuncCall) and not (isinstance(n.name, c_ast.ID) and n.name.name in pure):
+            return True
+    return False
 
 
 def rewrite_children(node: c_ast.Node, rewrite: Callable[[c_ast.Node], c_ast.Node]) -> c_ast.Node:

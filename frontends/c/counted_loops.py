@@ -23,25 +23,13 @@ import copy
 
 from pycparser import c_ast
 
+from frontends.c.ast_rewrite import has_effects, walk
+
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 
-def _effect_free(node: c_ast.Node) -> bool:
-    for n in _walk(node):
-        if isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or isinstance(n, c_ast.UnaryOp) and n.op in (
-                "++", "--", "p++", "p--"):
-            return False
-    return True
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
-
-
 def _names(node: c_ast.Node) -> set[str]:
-    return {n.name for n in _walk(node) if isinstance(n, c_ast.ID)}
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
 
 
 def _setting(item: c_ast.Node) -> tuple[str, c_ast.Node] | None:
@@ -67,7 +55,7 @@ def _is_step(item: c_ast.Node, var: str) -> bool:
 
 
 def _writes(node: c_ast.Node, var: str) -> bool:
-    for n in _walk(node):
+    for n in walk(node):
         target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (
             "++", "--", "p++", "p--", "&") else None
         if isinstance(target, c_ast.ID) and target.name == var:
@@ -93,9 +81,9 @@ def as_for(before: c_ast.Node | None, loop: c_ast.Node) -> c_ast.For | None:
     var, first = setting
     cond = loop.cond
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "!=")
-            and var in _names(cond) and _effect_free(cond)):
+            and var in _names(cond) and not has_effects(cond)):
         return None
-    if not _effect_free(first) or var in _names(first):
+    if has_effects(first) or var in _names(first):
         return None
     body = loop.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]

@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Mapping
 
 from pycparser import c_ast
 
+from frontends.c.ast_rewrite import walk
 from frontends.c.arithmetic_types import ArithmeticTypes, LeafType, converted
 from frontends.c.declarations import Unliftable
 from frontends.c.expressions import ExpressionLifter
@@ -323,7 +324,7 @@ class _BodyReader:
     def _if(self, s: c_ast.If, state: State, then: Continuation) -> Expr | State:
         cond = self._lift(s.cond, state)
         branches = [b for b in (s.iftrue, s.iffalse) if b is not None]
-        if not any(isinstance(n, c_ast.Return) for b in branches for n in _walk_c(b)):
+        if not any(isinstance(n, c_ast.Return) for b in branches for n in walk(b)):
             # only assignments: each variable takes one value or the other, the rest follows once
             yes = self._run(s.iftrue, state)
             no = self._run(s.iffalse, state) if s.iffalse is not None else state
@@ -450,7 +451,3 @@ class _BodyReader:
         return instantiate(helper, args, key_type)
 
 
-def _walk_c(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk_c(child)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import rewrite_children
+from frontends.c.ast_rewrite import has_effects, rewrite_children
 
 from frontends.c.declarations import base_type_spelling
 
@@ -156,28 +156,6 @@ def _uses_are_subscripts(name: str, items: list[c_ast.Node], writable: bool = Tr
     return ok
 
 
-def _has_effects(node: c_ast.Node) -> bool:
-    """Whether evaluating ``node`` may do more than read (a call, an assignment, ++ or --)."""
-    found = False
-
-    class V(c_ast.NodeVisitor):
-        def visit_FuncCall(self, n):
-            nonlocal found
-            found = True
-
-        def visit_Assignment(self, n):
-            nonlocal found
-            found = True
-
-        def visit_UnaryOp(self, n):
-            nonlocal found
-            found |= n.op in ("++", "--", "p++", "p--")
-            self.generic_visit(n)
-
-    V().visit(node)
-    return found
-
-
 def views_in_block(items: list[c_ast.Node], written_in_function: set[str], element_of,
                    written_names, is_local) -> dict[int, PointerView]:
     """The declarations among a block's ``items`` that are pointer views: item index -> view.
@@ -201,7 +179,7 @@ def views_in_block(items: list[c_ast.Node], written_in_function: set[str], eleme
             view = None if item.name in written_in_function else _view_of(item, element_here)
             inner = declared_at.get(view.base) if view is not None else None
             declared_at[item.name] = k
-            if view is None or _has_effects(view.offset):
+            if view is None or has_effects(view.offset):
                 continue
             if inner is not None:   # a view of a view: read through the first one's base
                 first = candidates[inner]

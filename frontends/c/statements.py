@@ -13,6 +13,7 @@ from pycparser import c_ast
 
 from frontends.c.parse import FUNC_DECL_TYPES
 
+from frontends.c.ast_rewrite import walk
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
 from frontends.c.declarations import Unliftable, construct_name, container_for
@@ -397,7 +398,7 @@ class FunctionLifter:
 
     def _with_members_hoisted(self, loop: c_ast.Node) -> c_ast.Node:
         """``loop``, or a block that reads the struct members it reads into locals first."""
-        inside = {d.name for d in _walk_nodes(loop) if isinstance(d, c_ast.Decl) and d.name
+        inside = {d.name for d in walk(loop) if isinstance(d, c_ast.Decl) and d.name
                   and "static" not in d.storage and d.name not in self.address_taken}
         hoisting = hoist_members(
             loop, [] if self._has_labels() else self.before, self.file_scope.types, self._type_of,
@@ -415,7 +416,7 @@ class FunctionLifter:
             function in ex.PURE_FUNCTIONS or self.file_scope.helpers.helper(function) is not None)
 
     def _has_labels(self) -> bool:
-        return any(isinstance(n, c_ast.Label) for n in _walk_nodes(self.func.body))
+        return any(isinstance(n, c_ast.Label) for n in walk(self.func.body))
 
     def _fresh_name(self, base: str) -> str:
         name, k = base, 1
@@ -501,16 +502,10 @@ def counted(items: list[c_ast.Node]) -> list[c_ast.Node]:
     return [(as_for(items[k - 1], item) if k else None) or item for k, item in enumerate(items)]
 
 
-def _walk_nodes(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk_nodes(child)
-
-
 def _identifiers(func: c_ast.FuncDef) -> set[str]:
     """Every name the function spells: identifiers, declared names, labels, struct members."""
     out: set[str] = set()
-    for n in _walk_nodes(func):
+    for n in walk(func):
         name = getattr(n, "name", None) if isinstance(n, (c_ast.ID, c_ast.Decl, c_ast.Label, c_ast.Goto)) \
             else getattr(n, "declname", None) if isinstance(n, c_ast.TypeDecl) else None
         if isinstance(name, str):
@@ -524,7 +519,7 @@ def _declared_types(func: c_ast.FuncDef, file_scope: FileScope) -> dict[str, c_a
     out: dict[str, c_ast.Node] = {n: d.type for n, d in file_scope.variables.items()}
     seen = {n: declaration_text(d, n) for n, d in file_scope.variables.items()}
     ambiguous: set[str] = set()
-    for n in _walk_nodes(func):
+    for n in walk(func):
         if isinstance(n, c_ast.Decl) and n.name and not isinstance(n.type, FUNC_DECL_TYPES):
             text = declaration_text(n, n.name)
             if seen.get(n.name, text) != text:

@@ -47,7 +47,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import rewrite_children
+from frontends.c.ast_rewrite import has_effects, rewrite_children, walk
 
 from s2s.ir import PURE_FUNCTIONS
 
@@ -71,7 +71,7 @@ class StructTypes:
     def add(self, decl: c_ast.Decl | c_ast.Typedef) -> None:
         if isinstance(decl, c_ast.Typedef):
             self.typedefs[decl.name] = decl.type
-        for node in _walk(decl):
+        for node in walk(decl):
             if isinstance(node, c_ast.Struct) and node.name and node.decls is not None:
                 self.structs[node.name] = node.decls
 
@@ -171,12 +171,6 @@ class Hoisted:
     declaration: c_ast.Decl
 
 
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
-
-
 def _is_number(t: c_ast.Node, types: StructTypes) -> bool:
     return types.alias_class(t) not in (_ANYTHING, "pointer") and isinstance(types.resolve(t), c_ast.TypeDecl)
 
@@ -190,14 +184,18 @@ def _hoistable_type(t: c_ast.Node, types: StructTypes) -> bool:
     return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and _is_number(t, types)
 
 
-def _member_refs(node: c_ast.Node):
-    """``s->m`` and ``s.m`` of a named ``s``, outside ``sizeof``."""
+def _outside_sizeof(node: c_ast.Node):
+    """The nodes of ``node`` that C evaluates: none below ``sizeof``."""
     if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
         return
-    if isinstance(node, c_ast.StructRef) and isinstance(node.name, c_ast.ID):
-        yield node
+    yield node
     for _, child in node.children():
-        yield from _member_refs(child)
+        yield from _outside_sizeof(child)
+
+
+def _member_refs(node: c_ast.Node):
+    """``s->m`` and ``s.m`` of a named ``s``, outside ``sizeof``."""
+    return (n for n in _outside_sizeof(node) if isinstance(n, c_ast.StructRef) and isinstance(n.name, c_ast.ID))
 
 
 def _dereferenced(node: c_ast.Node | None, pointer: str) -> bool:
@@ -273,7 +271,7 @@ def _first_iteration_reads(body: c_ast.Node | None, pointer: str, at: _Entry) ->
 
 def _entered_and_read(loop: c_ast.Node, pointer: str, at: _Entry) -> list[c_ast.Node] | None:
     first = _first_value(loop, at.type_of)
-    entry = _entry_condition(loop, at.type_of)
+    entry = _entry_condition(loop, first)
     if entry is None:
         return None
     entry = _substituted(entry, at.firsts)
@@ -309,17 +307,6 @@ def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
     return rewrite(copy.deepcopy(node))
 
 
-def _effect_free(node: c_ast.Node | None) -> bool:
-    if node is None:
-        return True
-    for n in _walk(node):
-        if isinstance(n, c_ast.Assignment) or isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
-            return False
-        if isinstance(n, c_ast.FuncCall) and not (isinstance(n.name, c_ast.ID) and n.name.name in PURE_FUNCTIONS):
-            return False
-    return True
-
-
 def _first_value(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | None]) -> tuple[str, c_ast.Node] | None:
     """A ``for`` loop's variable and its first value, converted to its type (None: no such)."""
     init = loop.init if isinstance(loop, c_ast.For) else None
@@ -329,25 +316,24 @@ def _first_value(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | 
         var, value, var_type = init.lvalue.name, init.rvalue, type_of(init.lvalue)
     else:
         return None
-    if not _effect_free(value) or not isinstance(var_type, c_ast.TypeDecl):
+    if has_effects(value, PURE_FUNCTIONS) or not isinstance(var_type, c_ast.TypeDecl):
         return None
     var_type = copy.deepcopy(var_type)
     var_type.declname = None
     return var, c_ast.Cast(c_ast.Typename(None, [], None, var_type), copy.deepcopy(value))
 
 
-def _entry_condition(loop: c_ast.Node, type_of: Callable[[c_ast.Node], c_ast.Node | None]) -> c_ast.Node | None:
+def _entry_condition(loop: c_ast.Node, first: tuple[str, c_ast.Node] | None) -> c_ast.Node | None:
     """The condition under which ``loop`` runs its body at least once, as C (None if unknown):
-    its condition with the loop variable replaced by its first value."""
+    its condition with the loop variable replaced by its ``first`` value (``_first_value``)."""
     if isinstance(loop, c_ast.DoWhile):
         return c_ast.Constant("int", "1")
     if isinstance(loop, c_ast.While):
-        return copy.deepcopy(loop.cond) if _effect_free(loop.cond) else None
-    if not isinstance(loop, c_ast.For) or loop.cond is None or not _effect_free(loop.cond):
+        return copy.deepcopy(loop.cond) if not has_effects(loop.cond, PURE_FUNCTIONS) else None
+    if not isinstance(loop, c_ast.For) or loop.cond is None or has_effects(loop.cond, PURE_FUNCTIONS):
         return None
     if loop.init is None:
         return copy.deepcopy(loop.cond)
-    first = _first_value(loop, type_of)
     return None if first is None else _substituted(loop.cond, {first[0]: first[1]})
 
 
@@ -367,7 +353,7 @@ class _Stores:
                  is_local: Callable[[str], bool], strict_aliasing: bool, pure: Callable[[str], bool]):
         self.classes: set[str] = set()
         self.member_names: set[str] = set()   # members assigned or whose address is taken
-        for n in _walk(loop):
+        for n in walk(loop):
             target = None
             if isinstance(n, c_ast.Assignment):
                 target = n.lvalue
@@ -423,8 +409,8 @@ def hoist_members(loop: c_ast.Node, earlier: list[c_ast.Node], types: StructType
         spelled = f"{pointer}{arrow}{member}"
         if key in hoisted or spelled in refused:
             continue
-        why = _refusal(ref, type_of, types, stores, is_local, written, assigned_in_loop)
         decl = _member_decl(ref, type_of, types)
+        why = _refusal(ref, decl, types, stores, is_local, written, assigned_in_loop)
         address = decl is not None and isinstance(decl.type, c_ast.ArrayDecl)   # (reads no memory)
         value: c_ast.Node = c_ast.StructRef(c_ast.ID(pointer), arrow, c_ast.ID(member))
         if why is None and arrow == "->" and not address and not (
@@ -452,13 +438,8 @@ def hoist_members(loop: c_ast.Node, earlier: list[c_ast.Node], types: StructType
 
 def _element_refs(node: c_ast.Node):
     """``b[e].m`` of a named ``b``, outside ``sizeof``."""
-    if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
-        return
-    if isinstance(node, c_ast.StructRef) and node.type == "." and isinstance(node.name, c_ast.ArrayRef) \
-            and isinstance(node.name.name, c_ast.ID):
-        yield node
-    for _, child in node.children():
-        yield from _element_refs(child)
+    return (n for n in _outside_sizeof(node) if isinstance(n, c_ast.StructRef) and n.type == "."
+            and isinstance(n.name, c_ast.ArrayRef) and isinstance(n.name.name, c_ast.ID))
 
 
 @dataclass(frozen=True)
@@ -484,7 +465,8 @@ def _flattened(loop: c_ast.Node, types: StructTypes, type_of, stores: _Stores, i
     out: dict[str, _Flat] = {}
     for base, refs in by_base.items():
         spelled = f"{base}[]"
-        held = types.resolve(type_of(refs[0].name.name)) if type_of(refs[0].name.name) is not None else None
+        declared = type_of(refs[0].name.name)
+        held = types.resolve(declared) if declared is not None else None
         element = held.type if isinstance(held, (c_ast.PtrDecl, c_ast.ArrayDecl)) else None
         layout = _layout(element, types) if element is not None and types.members(element) is not None else None
         if layout is None:
@@ -561,15 +543,15 @@ def _member_decl(ref: c_ast.StructRef, type_of, types: StructTypes) -> c_ast.Dec
     return next((d for d in members or [] if d.name == ref.field.name), None)
 
 
-def _refusal(ref: c_ast.StructRef, type_of, types: StructTypes, stores: _Stores, is_local, written: set[str],
-             assigned_in_loop: set[str]) -> str | None:
-    """Why ``ref`` cannot be read before the loop (None: it can, dereference aside)."""
+def _refusal(ref: c_ast.StructRef, decl: c_ast.Decl | None, types: StructTypes, stores: _Stores, is_local,
+             written: set[str], assigned_in_loop: set[str]) -> str | None:
+    """Why ``ref`` (of the member ``decl``) cannot be read before the loop (None: it can,
+    dereference aside)."""
     pointer, member = ref.name.name, ref.field.name
     if ref.type == "->" and (pointer in written or not is_local(pointer)):
         return f"{pointer} is assigned in the function or its address is taken"
     if pointer in assigned_in_loop:
         return f"{pointer} is assigned or declared in the loop"
-    decl = _member_decl(ref, type_of, types)
     if decl is None:
         return "the struct's definition is not in the file (or it is a union)"
     if decl.bitsize is not None or not _hoistable_type(decl.type, types):
@@ -588,7 +570,7 @@ def _refusal(ref: c_ast.StructRef, type_of, types: StructTypes, stores: _Stores,
 def _assigned(loop: c_ast.Node) -> set[str]:
     """The names the loop assigns, declares, increments or takes the address of."""
     out: set[str] = set()
-    for n in _walk(loop):
+    for n in walk(loop):
         if isinstance(n, c_ast.Decl) and n.name:
             out.add(n.name)
         target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) \

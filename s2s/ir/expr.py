@@ -93,15 +93,14 @@ class SizeOf:
 Expr = Union[Const, Sym, Access, Unary, Binary, Ternary, Call, Cast, SizeOf]
 
 # Math functions from <math.h> that are pure: tasklets may call them, and analyses may reorder them.
-PURE_FUNCTIONS = frozenset(
-    f + suffix
-    for f in (
-        "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-        "log1p pow sqrt cbrt hypot fabs floor ceil round trunc rint nearbyint fmod remainder fmin fmax fma "
-        "fdim copysign erf erfc tgamma lgamma ldexp"
-    ).split()
-    for suffix in ("", "f", "l")
-) | frozenset({"abs", "labs", "llabs", "__builtin_expect", "__builtin_fabs", "__builtin_sqrt"})
+# the <math.h> functions of doubles (each also with an f and an l suffix, of float and long double)
+MATH_FUNCTIONS = tuple((
+    "sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+    "log1p pow sqrt cbrt hypot fabs floor ceil round trunc rint nearbyint fmod remainder fmin fmax fma "
+    "fdim copysign erf erfc tgamma lgamma ldexp"
+).split())
+PURE_FUNCTIONS = frozenset(f + suffix for f in MATH_FUNCTIONS for suffix in ("", "f", "l")) | frozenset(
+    {"abs", "labs", "llabs", "__builtin_expect", "__builtin_fabs", "__builtin_sqrt"})
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
