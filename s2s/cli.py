@@ -67,6 +67,8 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profitability", choices=("on", "off"), default="on",
                    help="off: a legal schedule replaces the loops even where no gain is expected, "
                         "as --s2s-profitability (default: on)")
+    p.add_argument("--reassociate", action="store_true",
+                   help="floating-point sums may be reordered: parallel reductions, as --s2s-reassociate")
     p.add_argument("--report", action="store_true",
                    help="print one line per loop nest on stderr, and the recipe of each SCoP")
     p.add_argument("--emit-recipes", metavar="R.json",
@@ -89,7 +91,7 @@ def _run_opt(ns: argparse.Namespace) -> int:
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
                               emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on",
                               profitability=ns.profitability == "on", recipes=ns.recipes,
-                              record_recipes=bool(ns.emit_recipes))
+                              record_recipes=bool(ns.emit_recipes), reassociate=ns.reassociate)
     if (ns.emit_recipes or ns.recipes) and ns.mode != "pluto":
         _error(f"{ns.input}: error: recipes are the optimizer's (--mode pluto), not --mode {ns.mode}'s")
         return 1

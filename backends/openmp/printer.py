@@ -140,7 +140,7 @@ class OpenMPPrinter(CPrinter):
         if node.team_if is not None and node.team_if != TESTED_BEFORE:
             self.define_checks(node.team_if)
             tests.append(node.team_if)   # (last: it counts on the region to follow where it holds)
-        parallel = self.map_with_copies(node, level + bool(tests)) if node.private else super().print_Map(
+        parallel = self.map_with_copies(node, level + bool(tests)) if self.copied_arrays(node) else super().print_Map(
             node, level + bool(tests))
         if not tests:
             return parallel
@@ -159,9 +159,10 @@ class OpenMPPrinter(CPrinter):
         on the arrays themselves."""
         pad, inner = self.pad(level), self.pad(level + 1)
         taken = set(self.containers)
-        shared = {a: fresh_name(f"s2s_shared_{a}", taken) for a in node.private}
-        copies = {a: fresh_name(f"s2s_copies_{a}", taken) for a in node.private}
-        arrays = {a: self.containers[a] for a in node.private}
+        copied = self.copied_arrays(node)
+        shared = {a: fresh_name(f"s2s_shared_{a}", taken) for a in copied}
+        copies = {a: fresh_name(f"s2s_copies_{a}", taken) for a in copied}
+        arrays = {a: self.containers[a] for a in copied}
         if any(not isinstance(d, Array) or any(e is None for e in d.shape) for d in arrays.values()):
             return self.map_loop(node, level)   # (no size to copy: in order, which is correct)
         last = ex.minus_one(node.stop) if node.step == ex.Const("1") else ex.Binary(
@@ -180,13 +181,18 @@ class OpenMPPrinter(CPrinter):
             own = f"{copies[a]} + (unsigned long)omp_get_thread_num() * {size}"
             views.append(f"{pointer('const ' + a)} = {node.var} == {self.expr(last)} ? {shared[a]} : "
                          f"({pointer('')}) ({own});")
-        allocated = " && ".join(f"{copies[a]} != 0" for a in node.private)
+        allocated = " && ".join(f"{copies[a]} != 0" for a in copied)
         loop = self.map_loop(node, level + 2)
         loop = loop[:1] + [self.pad(level + 3) + line for line in views] + loop[1:]
         out += [inner + f"if ({allocated}) {{"] + self.map_pragmas(node, level + 2) + loop
         out += [inner + "} else {"] + self.map_loop(node, level + 2) + [inner + "}"]
-        out += [inner + f"__builtin_free({copies[a]});" for a in node.private] + [pad + "}"]
+        out += [inner + f"__builtin_free({copies[a]});" for a in copied] + [pad + "}"]
         return out
+
+    def copied_arrays(self, node: Map) -> list[str]:
+        """The arrays of ``node.private``: a copy of each per thread, on the heap (its scalars
+        are the ``lastprivate`` variables of the pragma)."""
+        return [a for a in node.private if isinstance(self.containers.get(a), Array)]
 
     def flat_parallel_trip(self, node: Map) -> int | ex.Expr | None:
         """The trip count of a parallel loop with no loop inside (an ``int`` when constant); None
@@ -206,6 +212,13 @@ class OpenMPPrinter(CPrinter):
             private = self.private_variables(node)
             if private:
                 clauses += f" private({', '.join(private)})"
+            last = [a for a in node.private if a not in self.copied_arrays(node)]
+            if last:
+                clauses += f" lastprivate({', '.join(last)})"
+            operators: dict[str, list[str]] = {}
+            for name, op in node.reductions:
+                operators.setdefault(op, []).append(name)
+            clauses += "".join(f" reduction({op}:{', '.join(names)})" for op, names in operators.items())
             if node.omp_schedule is not None:
                 clauses += f" schedule({node.omp_schedule})"
             elif self.triangular(node):

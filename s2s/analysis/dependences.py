@@ -1,5 +1,5 @@
 """Dependence analysis on a SCoP: exact value-based flow dependences, memory-based anti and output
-dependences, which loops carry them, distance summaries, and reductions."""
+dependences, which loops carry them, and distance summaries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import islpy as isl
 
 from s2s.analysis.scop import Loop, Scop
-from s2s.ir import Binary, Tasklet, expr as ex
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 # isl's dataflow analysis can run for minutes on a few dozen accesses with modulo-like subscripts;
@@ -279,30 +278,3 @@ def bound_text(lo: isl.PwAff, hi: isl.PwAff) -> str:
 
     a, b = one(lo), one(hi)
     return a if a == b else f"{a}..{b}"
-
-
-@dataclass(frozen=True)
-class Reduction:
-    statement: str
-    target: str
-    op: str
-
-
-def reductions(scop: Scop) -> list[Reduction]:
-    """Statements ``x = x op e`` (op associative and commutative: + * min max, &, |, ^) where ``e``
-    does not read ``x``: candidates for parallel reduction (floating point only under -ffast-math)."""
-    out = []
-    for s in scop.statements:
-        for comp in s.block.graph.computations():
-            if not isinstance(comp, Tasklet) or not isinstance(comp.expr, Binary):
-                continue
-            (write,) = [e for e in s.block.graph.out_edges(comp.id)]
-            inputs = {e.dst_conn: e for e in s.block.graph.in_edges(comp.id)}
-            e = comp.expr
-            if e.op not in ("+", "*", "&", "|", "^") or not isinstance(e.lhs, ex.Sym) or e.lhs.name not in inputs:
-                continue
-            src = inputs[e.lhs.name]
-            others = [inputs[n] for n in ex.names(e.rhs) if n in inputs]
-            if (src.data, src.subset) == (write.data, write.subset) and all(o.data != write.data for o in others):
-                out.append(Reduction(s.name, write.data, e.op))
-    return out

@@ -238,8 +238,9 @@ class _Build:
     def _optimize(self, source: InputFile) -> PipelineResult:
         cfg = self.cfg
         cpp_args = self.cl.cpp_args(source)
-        options = dataclasses.replace(cfg.pipeline_options(),
-                                      strict_aliasing=strict_aliasing(self.cl.compile_args()))
+        compile_args = self.cl.compile_args()
+        options = dataclasses.replace(cfg.pipeline_options(), strict_aliasing=strict_aliasing(compile_args),
+                                      reassociate=cfg.reassociate or reassociation(compile_args))
         cache, key, preprocessed = self._cache_entry(source, cpp_args, options)
         if cache is not None:
             result = cache.load(key)
@@ -591,6 +592,19 @@ def strict_aliasing(compile_args: list[str]) -> bool:
     levels = [a[2:] for a in compile_args if a.startswith("-O")]
     level = levels[-1] if levels else "0"
     return level in ("s", "z", "fast") or level.isdigit() and int(level) >= 2
+
+
+def reassociation(compile_args: list[str]) -> bool:
+    """Whether the compiler may reorder floating-point sums, as gcc and clang take the flags:
+    ``-ffast-math``, ``-Ofast`` and ``-fassociative-math``, unless a later ``-fno-fast-math`` or
+    ``-fno-associative-math`` takes it back."""
+    allowed = False
+    for a in compile_args:
+        if a in ("-ffast-math", "-fassociative-math", "-Ofast"):
+            allowed = True
+        elif a in ("-fno-fast-math", "-fno-associative-math"):
+            allowed = False
+    return allowed
 
 
 if __name__ == "__main__":

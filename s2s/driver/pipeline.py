@@ -43,6 +43,7 @@ class PipelineOptions:
     tune_exclude: tuple[str, ...] = ()   # programs of the database not to lend from
     time_nests: bool = False   # a timer around every statement holding a SCoP (nest_timers.py)
     strict_aliasing: bool = True   # C's effective-type rule holds (off: -fno-strict-aliasing, -O0, -O1)
+    reassociate: bool = False   # floating-point sums may be reordered (-ffast-math, --s2s-reassociate)
 
 
 @dataclass
@@ -203,7 +204,7 @@ class _PlutoSetup:
         from s2s.tuning import RecipeBook
 
         self.opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp",
-                                     options.kernels, options.profitability)
+                                     options.kernels, options.profitability, options.reassociate)
         self.book = RecipeBook.load(options.recipes) if options.recipes else None
         self.lender = _lender(options, report) if options.tune != "off" else None
         self.recording = (options.record_recipes or options.report or self.book is not None

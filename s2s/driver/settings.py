@@ -23,6 +23,9 @@ flag                environment            meaning
                                            rules decide
 ``--s2s-tune-exclude=P,..`` ``S2S_TUNE_EXCLUDE``  programs of the database not to take recipes from
                                            (leave-one-out evaluations)
+``--s2s-reassociate`` ``S2S_REASSOCIATE=1``  floating-point sums may be reordered: loops that reduce into a
+                                           scalar run in parallel with a partial sum per thread (also
+                                           with ``-ffast-math``, ``-Ofast`` or ``-fassociative-math``)
 ``--s2s-report``    ``S2S_REPORT=1``       one line per loop nest on stderr, and each SCoP's recipe
 ``--s2s-report-file=F`` ``S2S_REPORT_FILE=F``  append the report lines to F (many processes may share
                                            it; ``s2s analyze --why F`` sums them up), whether or not
@@ -71,7 +74,7 @@ _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kern
                 "report-file")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
-_BOOL_FLAGS = ("report", "disable", "time-nests")
+_BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -94,6 +97,7 @@ class DriverSettings:
     report: bool = False
     report_file: str | None = None   # where the report lines are appended, besides stderr
     time_nests: bool = False
+    reassociate: bool = False   # floating-point sums may be reordered (besides what the flags allow)
     keep_dir: str | None = None
     cache_dir: str | None = None     # None: no cache
     cache_size: int = 512 * 1024 * 1024
@@ -109,7 +113,8 @@ class DriverSettings:
         return PipelineOptions(mode=self.mode, target=self.target, report=self.report or bool(self.report_file),
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
                                kernels=self.kernels, profitability=self.profitability, recipes=self.recipes,
-                               tune=self.tune, tune_exclude=self.tune_exclude, time_nests=self.time_nests)
+                               tune=self.tune, tune_exclude=self.tune_exclude, time_nests=self.time_nests,
+                               reassociate=self.reassociate)
 
     @property
     def compiler_name(self) -> str:
@@ -267,6 +272,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         report=boolean("report"),
         report_file=raw("report-file")[0] or None,
         time_nests=boolean("time-nests"),
+        reassociate=boolean("reassociate"),
         keep_dir=keep or None,
         cache_dir=cache_dir,
         cache_size=cache_size,

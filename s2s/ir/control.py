@@ -88,8 +88,11 @@ class For:
 class Map:
     """A loop whose iterations are independent: ``var`` from ``start`` to ``stop`` (exclusive) by
     ``step``, executed according to ``schedule``. Each iteration works on a copy of its own of
-    the arrays named in ``private``; after the loop each of them holds what the last iteration
-    left in it (OpenMP's ``lastprivate``): run in order, the loop means the same without copies.
+    the arrays and scalars named in ``private``; after the loop each of them holds what the last
+    iteration left in it (OpenMP's ``lastprivate``): run in order, the loop means the same without
+    copies. Each scalar of ``reductions`` is only updated, ``x = x op e``, with its operator
+    (``+ * & | ^``): a thread may sum its iterations' updates apart and add the sum to ``x`` at the
+    end (OpenMP's ``reduction``; a reordering the optimizer allows only where it may).
     A parallel one (``CPU_MULTICORE``) starts its threads only where ``team_if`` holds at run time
     (None: where the back end's own test says the cores are free; ``TESTED_BEFORE``: always, a
     branch around it having tested its condition)."""
@@ -105,6 +108,7 @@ class Map:
     private: tuple[str, ...] = ()
     team_if: Expr | None = None
     omp_schedule: str | None = None   # a recipe's OpenMP schedule for it (None: the back end's)
+    reductions: tuple[tuple[str, str], ...] = ()   # (scalar, operator)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ def _own_names(n: ControlNode) -> Iterator[str]:
     elif isinstance(n, Map):
         yield n.var
         yield from n.private
+        yield from (name for name, _ in n.reductions)
         for e in (n.start, n.stop, n.step) + ((n.team_if,) if n.team_if is not None else ()):
             yield from ex.names(e)
     elif isinstance(n, (IfElse, While)):

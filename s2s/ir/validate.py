@@ -32,8 +32,10 @@ def problems(sdfg: SDFG) -> list[str]:
         if isinstance(node, (For, Map)) and not isinstance(containers.get(node.var), Scalar):
             out.append(f"{where}/{node.id}: loop variable {node.var!r} is not a scalar container")
         if isinstance(node, Map):
-            out.extend(f"{where}/{node.id}: private copies of {name!r}, which is not an array container"
-                       for name in node.private if not isinstance(containers.get(name), Array))
+            out.extend(f"{where}/{node.id}: private copies of {name!r}, which is not a container"
+                       for name in node.private if not isinstance(containers.get(name), (Array, Scalar)))
+            out.extend(f"{where}/{node.id}: reduction into {name!r}, which is not a scalar container"
+                       for name, _ in node.reductions if not isinstance(containers.get(name), Scalar))
         if isinstance(node, Declare) and node.name not in containers:
             out.append(f"{where}/{node.id}: declares unknown container {node.name!r}")
         if isinstance(node, Block):

@@ -11,7 +11,7 @@ from s2s.transforms.work_guard import work_thresholds
 
 
 def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True,
-                     profitability: bool = True):
+                     profitability: bool = True, reassociate: bool = False):
     """The scheduler's options on this machine (its caches and vector registers, read once; the
     work thresholds from ``$S2S_WORK_THRESHOLDS`` or their defaults)."""
     try:
@@ -21,7 +21,7 @@ def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: 
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
                            l1_bytes=l1_bytes(topo), llc_bytes=llc_bytes(topo),
                            parallel=parallel, matmul=kernel_target(topo) if kernels else None,
-                           thresholds=work_thresholds(), profitability=profitability)
+                           thresholds=work_thresholds(), profitability=profitability, reassociate=reassociate)
 
 
 def tile_budget_bytes(topo) -> int:

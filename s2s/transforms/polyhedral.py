@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from s2s.ir import expr as ex
+from s2s.ir import Scalar, expr as ex
 from s2s.analysis import Dependences, compute_dependences
-from s2s.analysis.dependences import loop_info
+from s2s.analysis.dependences import conflicting_arrays, loop_info
+from s2s.analysis.privatization import privatizable
+from s2s.analysis.reductions import loop_reductions
 from s2s.analysis.scop import Scop
 from s2s.schedule.ast_order import AST_CHECK_OPERATIONS, TOO_DEAR, ast_fault
 from s2s.schedule.band_order import reordered_bands
@@ -37,6 +39,7 @@ from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work,
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
 
 
+USER_ORDER_OPERATIONS = 2_000_000   # isl's steps to find the outer loops that copies make parallel
 # The budget of the fallback to isl's scheduler (isl counts its own elementary operations).
 ISL_FALLBACK_OPERATIONS = 20_000_000
 ISL_FALLBACK_MAX_STATEMENTS = 16  # isl's scheduler, like ours, can run for minutes on large SCoPs
@@ -78,6 +81,8 @@ class OptimizeOptions:
     sequential_plans: tuple = ()   # (set from a ``sequential`` step) those of the sequential code
     kernel_blockings: tuple = ()   # (set from a ``matmul-kernel`` step) (statement index, Blocking)
     expansion: tuple | None = None   # (set from an ``expand`` step) (array, loops); None: the rules'
+    reassociate: bool = False   # floating-point arithmetic may be reordered (-ffast-math,
+                                # -fassociative-math, --s2s-reassociate): parallel reductions
     accumulators_in_memory: bool = False   # (set for a rewriting whose accumulators were forwarded
                                            # to memory, accumulators.py: their registers are the
                                            # user's loops' and not its own original order's)
@@ -117,6 +122,10 @@ class Choice:
     sequential_steps: tuple[Step, ...] = ()   # those of the code for where no region runs in
                                               # parallel (``sequential``, or all of it)
     refused: tuple[Refusal, ...] = () # steps of a replayed recipe that did not apply, and why
+    reassociate: bool = False         # floating-point sums may be reordered (parallel reductions)
+    outer_parallel: bool = False      # ``schedule`` is the user's order, whose outer loops run in
+                                      # parallel wherever proven, on copies of the scalars their
+                                      # body declares and partial results of its reductions
 
 
 def choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
@@ -185,6 +194,14 @@ def _choose_schedule(scop: Scop, options: OptimizeOptions) -> Choice:
     if work.below(threshold):
         return Choice(None, f"original code kept: {work.describe()} statement instances, below the "
                             f"{short_count(threshold)} that optimized code needs to pay for itself", work=work)
+    choice = _rules_choice(scop, options, work)
+    if choice.schedule is None and options.parallel:
+        return _user_order_in_parallel(scop, options, work, choice) or choice
+    return choice
+
+
+def _rules_choice(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
+    """``_choose_schedule``'s choice for a SCoP of ``work`` statement instances, where enough."""
     split = split_webs(scop)
     if split is not None:
         scop = split.scop
@@ -239,12 +256,51 @@ def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
         if (sequential.expansion is None and sequential.data_test is None
                 and not _same_order(sequential.schedule, choice.schedule)):
             choice = dataclasses.replace(choice, sequential=sequential, sequential_steps=sequential.steps)
-    return dataclasses.replace(choice, parallel=options.parallel, work=work, min_work=max(threshold, choice.min_work),
+    return _with_thresholds(choice, options, work)
+
+
+def _with_thresholds(choice: Choice, options: OptimizeOptions, work: Work) -> Choice:
+    """``choice`` with the work its code and its parallel regions need (``options.thresholds``)."""
+    return dataclasses.replace(choice, parallel=options.parallel, work=work,
+                               min_work=max(options.thresholds.optimize, choice.min_work),
                                min_region_work=options.thresholds.parallel,
                                min_kernel_region_work=options.thresholds.parallel_kernel,
                                min_team_start_work=options.thresholds.parallel_start,
                                min_team_wake_work=options.thresholds.parallel_wake,
-                               min_wavefront_work=options.thresholds.parallel_wavefront)
+                               min_wavefront_work=options.thresholds.parallel_wavefront,
+                               reassociate=options.reassociate)
+
+
+def _user_order_in_parallel(scop: Scop, options: OptimizeOptions, work: Work, kept: Choice) -> Choice | None:
+    """Where the rules keep the user's code (``kept``) under threads: the user's order, its outer
+    loops in parallel, where some outer loop that reads an array conflicts between iterations
+    only through scalars its body declares, of which each iteration may have a copy of its own,
+    and through scalars it only reduces into (integers, or any number where ``options``
+    allows reassociation): the nests the schedule cannot run in parallel, as it orders all
+    iterations by those scalars (private_copies.py makes the loops parallel, on the generated
+    code)."""
+    declared = {n for n in scop.declared if isinstance(scop.sdfg.container_map.get(n), Scalar)}
+    written = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for w, m in st.accesses if w}
+    found = []
+    try:
+        with isl_operation_limit(USER_ORDER_OPERATIONS):
+            for loop in (lp for lp in scop.loops if lp.depth == 0):
+                inside = scop.statements_in(loop)
+                if not reads_an_array(inside):
+                    continue
+                conflicts = conflicting_arrays(scop, loop)
+                reduced = loop_reductions(scop, loop, conflicts & written, options.reassociate)
+                copied = conflicts - set(reduced)
+                if conflicts and copied <= declared and all(privatizable(scop, loop, a) for a in copied):
+                    found.append(loop.node.var + "".join(f" ({what} {', '.join(sorted(names))})" for what, names in (
+                        ("a copy per thread of", copied), ("reducing", reduced)) if names))
+    except isl.Error:
+        return None
+    if not found:
+        return None
+    note = (f"user's order, its outer loops in parallel ({'; '.join(found)}), where the rules kept it: "
+            f"{kept.note.removeprefix('original code kept: ')}")
+    return _with_thresholds(Choice(scop.schedule_tree, note, parallel_only=True, outer_parallel=True), options, work)
 
 
 def _starts_threads(work: Work, thresholds: WorkThresholds) -> bool:

@@ -6,11 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import islpy as isl
+
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.scop import Scop, find_scops
 from s2s.analysis.scop_id import numbered_scop_ids
 from s2s.ir import (
-    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, scalar_type, walk,
+    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, TypeKind,
+    scalar_type, walk,
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate
@@ -103,9 +106,9 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
                                  choice.ast if schedule is choice.schedule else None)
         probe = dataclasses.replace(sdfg, containers=tuple(containers) + tuple(
             Scalar(v, scalar_type("int"), Storage.STACK) for v in new_vars))
-        if expansion is not None and choice.parallel:
-            new, private = parallel_over_private_copies(
-                probe, new, {a.name for a in expansion.containers if isinstance(a, Array)})
+        if choice.parallel:
+            new, private = _parallel_over_copies(choice, expansion.scop if expansion else scop, probe, new,
+                                                 expansion.containers if expansion else ())
             note += "".join(f"; {p}" for p in private)
         # (the analyses read Maps as loops: demoting parallel loops leaves these SCoPs as they are)
         probed = probe_scops(probe, new) if any(isinstance(n, Map) and n.schedule is not Schedule.SEQUENTIAL
@@ -190,6 +193,19 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         body = replace_run(body, scop.parent.id, first.id, len(scop.nodes), new)
         outcomes.append(_outcome(scop, ident, True, f"{len(scop.statements)} statements; {note}", choice.steps))
     return dataclasses.replace(sdfg, body=body, containers=tuple(containers)), outcomes
+
+
+def _parallel_over_copies(choice: Choice, scop: Scop, probe: SDFG, new: Sequence, expanded) -> tuple[Sequence, list[str]]:
+    """``new`` with its outer loops made parallel where copies of the scratch arrays of the
+    expansion, of the scalars the SCoP declares, and partial results of the scalars it updates
+    make them so (private_copies.py); also a note per loop so made."""
+    containers = probe.container_map
+    scalars = frozenset(n for n in scop.declared if isinstance(containers.get(n), Scalar))
+    written = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for w, m in st.accesses if w}
+    reduced = frozenset(n for n in written if isinstance(data := containers.get(n), Scalar) and (
+        data.dtype.kind in (TypeKind.SIGNED, TypeKind.UNSIGNED) or choice.reassociate and data.dtype.is_float))
+    return parallel_over_private_copies(probe, new, {a.name for a in expanded if isinstance(a, Array)},
+                                        scalars, reduced, choice.reassociate, plain=choice.outer_parallel)
 
 
 def _where_threads_run(choice: Choice, new: Sequence, runs_parallel: Expr | bool

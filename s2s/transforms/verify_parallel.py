@@ -3,8 +3,9 @@
 Marks in the schedule tree only suggest which loop isl's AST generator will make parallel (a
 degenerate tile loop disappears and the mark then sits over another loop). So every Map of the
 generated code is checked again: the code is analysed as a SCoP (Maps as loops), and a Map whose
-loop carries a dependence (other than through arrays it copies per iteration, where exact
-dataflow shows those copies suffice) becomes a plain loop.
+loop carries a dependence (other than through arrays and scalars it copies per iteration, where
+exact dataflow shows those copies suffice, and through the scalars it reduces, where only their
+updates touch them) becomes a plain loop.
 """
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ import islpy as isl
 from s2s.analysis import Scop, find_scops
 from s2s.analysis.dependences import carries_conflict, conflicting_arrays
 from s2s.analysis.privatization import privatizable
+from s2s.analysis.reductions import loop_reductions
 from s2s.ir import SDFG, Binary, Block, ControlNode, For, Map, MatMul, Schedule, Sequence, Sym, walk
 from s2s.ir.library import reference_loops
 from s2s.ir.rewrite import map_sequences
 from s2s.time_limit import isl_operation_limit
 
 CROSS_CHECK_OPERATIONS = 300_000
+COPY_CHECK_OPERATIONS = 100_000   # more for each array or scalar copied or reduced (its dataflow)
 
 
 def _as_loop(m: Map) -> For:
@@ -68,14 +71,18 @@ def proven_parallel(sdfg: SDFG, seq: Sequence, scops: list[Scop] | None = None) 
             if m is None:
                 continue
             try:
-                with isl_operation_limit(CROSS_CHECK_OPERATIONS):
-                    if m.private:
-                        ok = (conflicting_arrays(scop, loop) <= set(m.private)
-                              and all(privatizable(scop, loop, a) for a in m.private))
+                with isl_operation_limit(CROSS_CHECK_OPERATIONS + COPY_CHECK_OPERATIONS * (
+                        len(m.private) + len(m.reductions))):
+                    if m.private or m.reductions:
+                        reduced = dict(m.reductions)
+                        ok = (conflicting_arrays(scop, loop) <= set(m.private) | set(reduced)
+                              and all(privatizable(scop, loop, a) for a in m.private)
+                              and loop_reductions(scop, loop, set(reduced), floats=True) == reduced)
                     else:
                         ok = not carries_conflict(scop, loop)
             except isl.Error:
-                ok = not m.private   # too dear to cross-check: the schedule's proof stands
+                # (too dear to cross-check: the schedule's proof stands, which knows no copies)
+                ok = not m.private and not m.reductions
             if ok:
                 proven.add(loop.node.id)
     return proven
