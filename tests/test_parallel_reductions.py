@@ -93,6 +93,21 @@ static long tone(int n, float *img, const unsigned char *px)
 }
 """, "  printf(\"%ld\\n\", tone(n, img, px));\n  for (int i = 0; i < n * n; i += 997) printf(\"%.9g\\n\", img[i]);",
      r"reduction\(\+:hits\)"),
+    ("pixels above a threshold counted, and the brightest", """
+static long edges(int count, float *v, const unsigned char *px, float scale, int *brightest)
+{
+  long above = 0;
+  int hi = 0;
+  for (int i = 0; i < count; i++) {
+    v[i] *= scale;
+    above += v[i] > 0.7f;
+    hi = px[i] > hi ? px[i] : hi;
+  }
+  *brightest = hi;
+  return above;
+}
+""", "  int b;\n  long e = edges(n * n, img, px, 1.25f, &b);\n  printf(\"%ld %d\\n\", e, b);",
+     r"reduction\(\+:above\) reduction\(max:hi\)"),
 ]
 
 
@@ -134,8 +149,15 @@ static double spread(int n, const double *a)
     }
   return sq + 1e-3 * lo;
 }
+static double peak(int count, const double *a)
+{
+  double m = -1.0;
+  for (int i = 0; i < count; i++)
+    m = fmax(m, a[i] * a[i]);
+  return m;
+}
 """
-KINETIC_CALL = "  printf(\"%.17g\\n%.17g\\n\", kinetic(n * n, a, a), spread(n, a));"
+KINETIC_CALL = "  printf(\"%.17g\\n%.17g\\n%.17g\\n\", kinetic(n * n, a, a), spread(n, a), peak(n * n, a));"
 
 
 def test_floating_point_sums_run_in_parallel_only_where_reassociation_is_allowed(tmp_path):
@@ -145,6 +167,7 @@ def test_floating_point_sums_run_in_parallel_only_where_reassociation_is_allowed
     src, result = _optimized(tmp_path, program, reassociate=True)
     assert "reduction(+:e)" in result.source
     assert re.search(r"reduction\(\+:(lo, sq|sq, lo)\)", result.source), "\n".join(result.report)
+    assert "reduction(max:m)" in result.source
     ref, out = outputs_of_both_builds(src, result.source, openmp=True)
     for r, o in zip(ref.split(), out.split(), strict=True):
         assert float(o) == pytest.approx(float(r), rel=1e-10)
@@ -200,26 +223,38 @@ def test_loops_whose_iterations_pass_values_stay_in_order(tmp_path, kernel, call
     assert out == ref
 
 
-def test_a_reduction_is_one_operator_and_nothing_else_touches_the_scalar(tmp_path):
+def test_a_reduction_is_one_operator_on_a_scalar_that_nothing_else_touches(tmp_path):
     src = tmp_path / "r.c"
     src.write_text(textwrap.dedent("""
-        void r(int n, int *a, int *b, int *out)
+        #include <math.h>
+        void r(int n, int *a, int *b, double *x, int *out, double *y)
         {
-          int s = 0, p = 1, t = 0;
+          int s = 0, p = 1, t = 0, hi = 0, lo = 0;
+          double m = 0.0, e = 0.0;
+          long c = 0;
           for (int i = 0; i < n; i++) {
             s += a[i];
             s -= b[i];
             p *= a[i];
             t += a[i];
             t *= 2;
+            hi = a[i] > hi ? a[i] : hi;
+            lo = lo <= b[i] ? lo : b[i];
+            m = fmax(m, x[i]);
+            e = x[i] * x[i] + e;
+            c += x[i] > 0.5;
+            out[3] += a[i];
           }
-          out[0] = s; out[1] = p; out[2] = t;
+          out[0] = s; out[1] = p; out[2] = t; out[4] = hi + lo + c; y[0] = m + e;
         }
     """))
     unit, _ = lift_c_file(str(src), [])
     (scop,) = find_scops(unit.functions[0])
     (loop,) = scop.loops
-    assert loop_reductions(scop, loop, {"s", "p", "t"}, floats=False) == {"s": "+", "p": "*"}
+    names = {"s", "p", "t", "hi", "lo", "m", "e", "c", "out"}
+    exact = {"s": "+", "p": "*", "hi": "max", "lo": "min", "c": "+"}
+    assert loop_reductions(scop, loop, names, floats=False) == exact
+    assert loop_reductions(scop, loop, names, floats=True) == {**exact, "m": "max", "e": "+"}
 
 
 @pytest.mark.parametrize("args, expected", [
