@@ -1,5 +1,6 @@
-"""s2s-cc's cache of optimized files: a rebuild without changes does not run the optimizer again,
-any change that could change its output does, and many processes share one cache safely."""
+"""s2s-cc's cache of optimized files: a rebuild without changes does not run the optimizer again
+(nor the compiler on its text), any change that could change its output does, and many processes
+share one cache safely."""
 from __future__ import annotations
 
 import json
@@ -58,6 +59,35 @@ def test_rebuild_without_changes_reuses_the_optimized_file(project):
     entries = list((tmp / "cache").rglob("*.json"))
     assert len(entries) == 1
     assert json.loads(entries[0].read_text())["changed"] is True
+    assert len(list((tmp / "cache").rglob("*" + compile_cache.OBJECT_SUFFIX))) == 2   # a.o's and b.o's
+
+
+def test_a_rebuild_without_changes_runs_no_compiler(project, monkeypatch, capfd):
+    """As ccache: the compile of the optimized text is kept (object, dependency file, warnings),
+    and a rebuild restores it."""
+    tmp, runs = project
+    (tmp / "k.c").write_text(KERNEL + "int unused_warning(int x) { int y; return x; }\n")
+    compiles: list[list[str]] = []
+    real = cc_mod._Build._run
+
+    def counting(self, command, capture):
+        if "-c" in command:
+            compiles.append(command)
+        return real(self, command, capture)
+
+    monkeypatch.setattr(cc_mod._Build, "_run", counting)
+    flags = ("-Wall", "-MMD")
+    assert build(*flags) == 0 and len(compiles) == 1
+    first_err, depfile = capfd.readouterr().err, (tmp / "k.d").read_text()
+    assert "unused variable" in first_err and "k.c" in depfile and "scale.h" in depfile
+    (tmp / "k.o").unlink()
+    (tmp / "k.d").unlink()
+    assert build(*flags) == 0 and len(compiles) == 1 and runs == ["k.c"]
+    assert capfd.readouterr().err == first_err
+    assert (tmp / "k.d").read_text() == depfile and (tmp / "k.o").stat().st_size > 0
+    # a compile that writes files of its own besides the object runs again
+    assert build(*flags, "-fstack-usage") == 0 and len(compiles) == 2
+    assert build(*flags, "-fstack-usage") == 0 and len(compiles) == 3 and (tmp / "k.su").is_file()
 
 
 @pytest.mark.parametrize("change", ["header", "comment", "define", "option", "environment", "s2s code"])
@@ -151,8 +181,9 @@ def test_many_processes_share_one_cache(tmp_path):
         objects = set(pool.map(one, range(16)))
     assert len(objects) == 1
     files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
-    assert len(files) == 1 and files[0].suffix == ".json"
-    assert json.loads(files[0].read_text())["changed"] is True
+    optimized = [p for p in files if p.suffix == ".json"]
+    assert len(optimized) == 1 and json.loads(optimized[0].read_text())["changed"] is True
+    assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json"]   # a compile per output
 
 
 def test_trim_removes_the_least_recently_used_entries(tmp_path):

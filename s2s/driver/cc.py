@@ -43,6 +43,7 @@ import dataclasses
 
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -218,7 +219,7 @@ class _Build:
             self._report(f"{source.path}: no loop; compiled as it is")
             return self._compile_original(source, output)
         try:
-            reason = self._compile_generated(n, source, output, self._optimize(source))
+            reason = self._compile_generated(n, source, output, *self._optimize(source))
         except Exception as exc:
             reason = _describe(exc)
         if not reason:
@@ -235,7 +236,9 @@ class _Build:
             return False
         return True
 
-    def _optimize(self, source: InputFile) -> PipelineResult:
+    def _optimize(self, source: InputFile) -> tuple[PipelineResult, tuple | None]:
+        """What the optimize step makes of ``source`` (from the cache where it is there), and the
+        cache and key it is kept under (None: no cache)."""
         cfg = self.cfg
         cpp_args = self.cl.cpp_args(source)
         compile_args = self.cl.compile_args()
@@ -248,7 +251,7 @@ class _Build:
                 if cfg.report or cfg.report_file:
                     result.full_report = [*result.full_report,
                                           f"{source.path}: what the optimize step made of it before (cache {cfg.cache_dir})"]
-                return result
+                return result, (cache, key)
 
         def work() -> PipelineResult:
             from s2s.driver.pipeline import optimize_c_file
@@ -268,7 +271,7 @@ class _Build:
         result = run_with_time_limit(work, cfg.timeout)
         if cache is not None:
             cache.store(key, result)
-        return result
+        return result, (cache, key) if cache is not None else None
 
     def _cache_entry(self, source: InputFile, cpp_args: list[str], options):
         """(cache, key, preprocessed text) for this file, or Nones where no cache applies: none
@@ -291,8 +294,11 @@ class _Build:
                                       extra_files=[cfg.recipes] if cfg.recipes else ())
         return compile_cache.CompileCache(cfg.cache_dir, cfg.cache_size), key, preprocessed
 
-    def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult) -> str:
-        """Compile the pipeline's text; returns "" on success, else why it failed."""
+    def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult,
+                           cached: tuple | None) -> str:
+        """Compile the pipeline's text (or take what its compile left from the cache, where
+        ``cached``, the optimize step's cache and key, says where to look); returns "" on
+        success, else why it failed."""
         directory = os.path.join(self.tmp, str(n))
         os.mkdir(directory)
         generated = os.path.join(directory, _safe_name(os.path.basename(source.path)))
@@ -303,17 +309,45 @@ class _Build:
         if self.cfg.target == "openmp" and result.changed and openmp_runtime.added_runtime_calls(
                 _read_text(source.path), text):
             text += openmp_runtime.MARKER_TEXT  # the link adds the runtime (openmp_runtime)
-        with open(generated, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(text)
-        proc = self._run(self._compile_command(source, generated, output, result=result), capture=True)
-        if proc.returncode != 0:
-            return "the optimized code did not compile: " + _first_error(proc.stderr)
-        self.out += proc.stdout
-        self.err += proc.stderr
-        _fix_depfile(self.cl.depfile(output), generated, source.path)
+        command = self._compile_command(source, generated, output, result=result)
+        depfile = self.cl.depfile(output)
+        stored = self._object_entry(cached, text, command, output, depfile)
+        found = stored[0].load_object(stored[1]) if stored is not None else None
+        if found is not None:
+            _restore(found, output, depfile)
+            self.out += found.stdout
+            self.err += found.stderr
+        else:
+            with open(generated, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
+            proc = self._run(command, capture=True)
+            if proc.returncode != 0:
+                return "the optimized code did not compile: " + _first_error(proc.stderr)
+            _fix_depfile(depfile, generated, source.path)
+            found = _left_by(proc, output, depfile)
+            if stored is not None and found is not None:
+                stored[0].store_object(stored[1], found)
+            self.out += proc.stdout
+            self.err += proc.stderr
         for line in result.full_report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]:
             self._report(line)
         return ""
+
+    def _object_entry(self, cached: tuple | None, text: str, command: list[str], output: str,
+                      depfile: str | None) -> tuple | None:
+        """(cache, key) of the compile ``command`` of the optimize step's ``text`` (``cached``: that
+        step's cache and key), or None where the compile is not kept: no cache, an output to
+        standard output, or an option that makes the compiler write files besides the object and
+        the dependency file (as ccache refuses them)."""
+        if cached is None or output == "-" or depfile == "-" or any(
+                arg.startswith(_SIDE_OUTPUT_OPTIONS) for arg in command):
+            return None
+        from s2s.driver.compile_cache import object_key
+
+        cache, optimize_key = cached
+        normalized = [arg.replace(self.tmp, "<tmp>") for arg in command]
+        return cache, object_key(optimize_key=optimize_key, text=text, command=normalized, cwd=os.getcwd(),
+                                 compilers=[shutil.which(word) or word for word in self.cfg.compiler])
 
     def _compile_command(self, source: InputFile, path: str, output: str,
                          result: PipelineResult | None = None) -> list[str]:
@@ -451,6 +485,39 @@ def _strip_ansi(text: str) -> str:
     import re
 
     return re.sub(r"\x1b\[[0-9;]*[mK]", "", text)
+
+
+# Options that make the compiler write files besides its output and dependency file, or that
+# name the file they write after the source: their compiles are not kept in the cache.
+_SIDE_OUTPUT_OPTIONS = ("-fdump-", "-save-temps", "--coverage", "-ftest-coverage", "-gsplit-dwarf", "-fstack-usage",
+                        "-fcallgraph-info", "-Wa,", "-fopt-info", "-frecord-gcc-switches", "-ftime-report",
+                        "-fprofile-", "-Xassembler")
+
+
+def _left_by(proc, output: str, depfile: str | None):
+    """What a compile job that succeeded left (a ``compile_cache.CompiledObject``), or None where
+    its files cannot be read."""
+    from s2s.driver.compile_cache import CompiledObject
+
+    try:
+        with open(output, "rb") as f:
+            data = f.read()
+        text = None
+        if depfile:
+            with open(depfile, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read()
+    except OSError:
+        return None
+    return CompiledObject(data, text, proc.stdout, proc.stderr)
+
+
+def _restore(found, output: str, depfile: str | None) -> None:
+    """Write what a kept compile job left where this one would have (OSError where it cannot)."""
+    with open(output, "wb") as f:
+        f.write(found.output)
+    if depfile and found.depfile is not None:
+        with open(depfile, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(found.depfile)
 
 
 def _fix_depfile(depfile: str | None, generated: str, original: str) -> None:

@@ -8,6 +8,10 @@ s2s code itself and the libraries it runs on (their files' sizes and modificatio
 machine (its CPU and caches decide tile sizes and kernels). Any change gives a new key; nothing is
 ever invalidated in place. An entry holds the generated text and the report lines (a ``PipelineResult`` without IR or recipes).
 
+The compile of that text is kept too, as ccache keeps a compile (``object_key``): its object file,
+its dependency file and what the compiler printed. A rebuild without changes so reads both
+entries and runs no compiler for a file it optimized.
+
 Many ``s2s-cc`` processes of one ``make -j`` share a cache: an entry is written to a temporary file
 in its directory and renamed over its name, so a reader sees a whole entry or none; an entry that
 cannot be read is a miss. When an entry is written the cache is trimmed, now and then, to its size
@@ -15,12 +19,14 @@ limit, the least recently used entries first (a hit touches its entry).
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
 import random
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -29,6 +35,7 @@ from s2s.user_cache import cache_dir
 
 FORMAT = 1
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+OBJECT_SUFFIX = ".compile"       # an entry of a compile job (an optimize step's: .json)
 TRIM_CHANCE = 1 / 64             # a store trims the cache this often
 TRIM_TO = 0.8                    # a trim keeps this share of the limit
 STALE_WRITE_S = 3600             # a temporary file this old was left by a process that died
@@ -137,13 +144,38 @@ def machine_stamp() -> str:
     return "\n".join(parts)
 
 
+def object_key(*, optimize_key: str, text: str, command: Sequence[str], cwd: str, compilers: Sequence[str]) -> str:
+    """The key of one compile of the optimize step's text: that step's key (whatever the text
+    includes is in its preprocessed text), the text itself, the compile command (temporary paths
+    already replaced by a placeholder), the directory it runs in, and the compiler, by the size
+    and modification time of its executable, as ccache's ``compiler_check=mtime``."""
+    h = hashlib.sha256()
+    for label, value in (("format", str(FORMAT)), ("optimize", optimize_key), ("text", text),
+                         ("command", "\0".join(command)), ("cwd", cwd),
+                         ("compiler", "\n".join(_stat_line(c) for c in compilers))):
+        data = value.encode("utf-8", "surrogateescape")
+        h.update(f"{label}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class CompiledObject:
+    """What a compile job left: its output file, its dependency file (None: none asked for) and
+    what it printed."""
+    output: bytes
+    depfile: str | None
+    stdout: bytes
+    stderr: bytes
+
+
 class CompileCache:
     def __init__(self, directory: str | Path, max_bytes: int = DEFAULT_MAX_BYTES):
         self.directory = Path(directory)
         self.max_bytes = max_bytes
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key[2:]}.json"
+    def _path(self, key: str, suffix: str = ".json") -> Path:
+        return self.directory / key[:2] / f"{key[2:]}{suffix}"
 
     def load(self, key: str) -> PipelineResult | None:
         path = self._path(key)
@@ -164,9 +196,34 @@ class CompileCache:
 
     def store(self, key: str, result: PipelineResult) -> None:
         """Write an entry (never raises: a cache that cannot be written is no cache)."""
-        path = self._path(key)
-        data = {"format": FORMAT, "source": result.source, "changed": result.changed,
-                "report": list(result.report), "full_report": list(result.full_report)}
+        self._write(self._path(key), {"format": FORMAT, "source": result.source, "changed": result.changed,
+                                      "report": list(result.report), "full_report": list(result.full_report)})
+
+    def load_object(self, key: str) -> CompiledObject | None:
+        """The compile job's results under ``object_key`` ``key``, or None."""
+        path = self._path(key, OBJECT_SUFFIX)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("format") != FORMAT:
+                return None
+            found = CompiledObject(base64.b64decode(data["output"]), data["depfile"],
+                                   base64.b64decode(data["stdout"]), base64.b64decode(data["stderr"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+        return found
+
+    def store_object(self, key: str, found: CompiledObject) -> None:
+        """Write a compile job's results (never raises)."""
+        self._write(self._path(key, OBJECT_SUFFIX), {
+            "format": FORMAT, "output": base64.b64encode(found.output).decode(), "depfile": found.depfile,
+            "stdout": base64.b64encode(found.stdout).decode(), "stderr": base64.b64encode(found.stderr).decode()})
+
+    def _write(self, path: Path, data: dict) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
