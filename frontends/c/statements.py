@@ -16,6 +16,7 @@ from frontends.c.parse import FUNC_DECL_TYPES
 from frontends.c.ast_rewrite import walk
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
+from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
 from frontends.c.inline_functions import InlineHelpers
@@ -388,7 +389,7 @@ class FunctionLifter:
             self.loop_vars.append(var)
         self.loop_depth += 1
         try:
-            return self.as_sequence(s)
+            return self.as_sequence(without_continues(s))
         finally:
             self.loop_depth -= 1
             if var is not None:
