@@ -16,6 +16,7 @@ from frontends.c.parse import FUNC_DECL_TYPES
 from frontends.c.ast_rewrite import walk
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
+from frontends.c.header_variables import one_variable
 from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
@@ -23,7 +24,7 @@ from frontends.c.inline_functions import InlineHelpers
 from frontends.c.pointer_views import PointerView, substitute_views, views_in_block
 from frontends.c.struct_members import StructTypes, hoist_members
 from s2s.ir import (
-    Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range,
+    Access, Array, Binary, Block, Break, Const, Continue, ControlNode, Declare, Expr, For, IfElse, Range, TypeKind,
     Return, Scalar, Sequence, SourceSpan, Storage, Sym, Symbol, While,
 )
 from s2s.ir import expr as ex
@@ -177,6 +178,8 @@ class FunctionLifter:
     # --- statements -----------------------------------------------------------------------------
 
     def statement(self, s: c_ast.Node) -> list[ControlNode]:
+        if isinstance(s, c_ast.For) and (single := one_variable(s, self._signed_integer)) is not None:
+            s = single   # (a header of several variables: a block of one loop of one)
         if isinstance(s, (c_ast.For, c_ast.While, c_ast.DoWhile)) and self.loop_depth == 0 \
                 and id(s) not in self._members_hoisted and not (self.before and isinstance(self.before[-1], c_ast.Pragma)):
             s = self._with_members_hoisted(s)   # (not under a pragma: it applies to the loop itself)
@@ -410,6 +413,11 @@ class FunctionLifter:
             return loop
         self._members_hoisted.add(id(hoisting.block.block_items[-1]))
         return hoisting.block
+
+    def _signed_integer(self, name: str) -> bool:
+        """Whether the local or parameter ``name`` has a signed integer type (header_variables.py)."""
+        data = self._data(self.resolve(name)) if self.is_variable(name) else None
+        return isinstance(data, Scalar) and data.dtype.kind is TypeKind.SIGNED and "char" not in data.dtype.spelling
 
     def _reads_only_its_arguments(self, function: str) -> bool:
         """A math function or a static helper the lifter inlines: a call stores nothing."""
