@@ -115,6 +115,47 @@ def test_anything_that_can_change_the_output_is_a_miss(project, monkeypatch, cha
         assert "the transpose" in next(kept.iterdir()).read_text()
 
 
+def test_a_rebuild_without_changes_runs_no_preprocessor(project, monkeypatch):
+    """The manifest (include_manifest.py) names the optimize step's key while every file the
+    preprocessor read is as it was."""
+    tmp, runs = project
+    from frontends.c import preprocess as preprocess_mod
+
+    calls: list[str] = []
+    real = preprocess_mod.preprocess
+
+    def counting(path, *args, **kwargs):
+        calls.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(preprocess_mod, "preprocess", counting)
+    assert build() == 0 and len(calls) == 1 and len(runs) == 1
+    assert build() == 0 and len(calls) == 1 and len(runs) == 1
+    (manifest,) = (tmp / "cache").rglob("*.manifest")
+    assert any(path.endswith("scale.h") for path, _ in json.loads(manifest.read_text())["files"])
+
+
+def test_a_header_that_would_now_be_found_first_is_a_miss(project):
+    """``-Ia -Ib`` with ``scale.h`` in b: one added to a is what the preprocessor reads next."""
+    tmp, runs = project
+    (tmp / "scale.h").unlink()
+    for d in ("a", "b"):
+        (tmp / d).mkdir()
+    (tmp / "b" / "scale.h").write_text("#define SCALE 2.0\n")
+    assert build("-Ia", "-Ib") == 0 and build("-Ia", "-Ib") == 0 and len(runs) == 1
+    (tmp / "a" / "scale.h").write_text("#define SCALE 5.0\n")
+    assert build("-Ia", "-Ib") == 0 and len(runs) == 2
+    (tmp / "a" / "other.o").write_text("")   # (not a name a header could have)
+    assert build("-Ia", "-Ib") == 0 and len(runs) == 2
+
+
+def test_files_that_read_the_clock_get_no_manifest(project):
+    tmp, runs = project
+    (tmp / "scale.h").write_text('#define SCALE 2.0\nstatic const char *built = __DATE__;\n')
+    assert build() == 0 and build() == 0 and len(runs) == 1
+    assert not list((tmp / "cache").rglob("*.manifest"))
+
+
 def test_cache_off_always_optimizes(project):
     _tmp, runs = project
     assert build("--s2s-cache=off") == 0 and build("--s2s-cache=off") == 0
@@ -183,7 +224,7 @@ def test_many_processes_share_one_cache(tmp_path):
     files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     optimized = [p for p in files if p.suffix == ".json"]
     assert len(optimized) == 1 and json.loads(optimized[0].read_text())["changed"] is True
-    assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json"]   # a compile per output
+    assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json", ".manifest"]   # a compile per output
 
 
 def test_trim_removes_the_least_recently_used_entries(tmp_path):

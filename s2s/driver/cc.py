@@ -280,19 +280,36 @@ class _Build:
         cfg = self.cfg
         if cfg.cache_dir is None or cfg.tune != "off" or cfg.inject_fault or cfg.mode == "off":
             return None, None, None
+        import shlex
+        import time
+
         from frontends.c.preprocess import preprocess
-        from s2s.driver import compile_cache
+        from s2s.driver import compile_cache, include_manifest
         from s2s.errors import S2SError
 
+        cache = compile_cache.CompileCache(cfg.cache_dir, cfg.cache_size)
+        extra = [cfg.recipes] if cfg.recipes else []
+        preprocessor = shlex.split(options.compiler)
         try:
             text = _read_text(source.path)
+        except OSError:
+            return None, None, None
+        # (the key without the preprocessor, where the files it read are as they were)
+        direct = include_manifest.direct_key(
+            text=text, path=str(source.path), cpp_args=cpp_args, options=options, env=self.env, extra_files=extra,
+            compilers=[shutil.which(word) or word for word in preprocessor], neutral=compile_cache.NEUTRAL_VARIABLES)
+        key = include_manifest.find(cache, direct)
+        if key is not None:
+            return cache, key, None
+        started = time.time_ns()
+        try:
             preprocessed = preprocess(source.path, cpp_args, options.compiler)
         except (OSError, S2SError):
             return None, None, None
         key = compile_cache.cache_key(text=text, preprocessed=preprocessed, path=str(source.path),
-                                      cpp_args=cpp_args, options=options, env=self.env,
-                                      extra_files=[cfg.recipes] if cfg.recipes else ())
-        return compile_cache.CompileCache(cfg.cache_dir, cfg.cache_size), key, preprocessed
+                                      cpp_args=cpp_args, options=options, env=self.env, extra_files=extra)
+        include_manifest.record(cache, direct, key, preprocessed, str(source.path), preprocessor, cpp_args, started)
+        return cache, key, preprocessed
 
     def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult,
                            cached: tuple | None) -> str:

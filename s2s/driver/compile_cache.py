@@ -178,52 +178,57 @@ class CompileCache:
         return self.directory / key[:2] / f"{key[2:]}{suffix}"
 
     def load(self, key: str) -> PipelineResult | None:
-        path = self._path(key)
+        data = self.load_entry(key, ".json")
+        try:
+            return None if data is None else PipelineResult(
+                source=data["source"], changed=bool(data["changed"]), report=list(data["report"]),
+                full_report=list(data["full_report"]))
+        except (KeyError, TypeError):
+            return None
+
+    def load_entry(self, key: str, suffix: str) -> dict | None:
+        """The entry ``key`` of the kind ``suffix`` names, or None (missing, damaged, of another
+        format); a hit marks it used (the trim removes the least recently used first)."""
+        path = self._path(key, suffix)
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
-            if data.get("format") != FORMAT:
-                return None
-            result = PipelineResult(source=data["source"], changed=bool(data["changed"]),
-                                    report=list(data["report"]), full_report=list(data["full_report"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
         try:
             os.utime(path)
         except OSError:
             pass
-        return result
+        return data
 
     def store(self, key: str, result: PipelineResult) -> None:
         """Write an entry (never raises: a cache that cannot be written is no cache)."""
-        self._write(self._path(key), {"format": FORMAT, "source": result.source, "changed": result.changed,
-                                      "report": list(result.report), "full_report": list(result.full_report)})
+        self.store_entry(key, ".json", {"source": result.source, "changed": result.changed,
+                                        "report": list(result.report), "full_report": list(result.full_report)})
 
     def load_object(self, key: str) -> CompiledObject | None:
         """The compile job's results under ``object_key`` ``key``, or None."""
-        path = self._path(key, OBJECT_SUFFIX)
+        data = self.load_entry(key, OBJECT_SUFFIX)
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-            if data.get("format") != FORMAT:
-                return None
-            found = CompiledObject(base64.b64decode(data["output"]), data["depfile"],
-                                   base64.b64decode(data["stdout"]), base64.b64decode(data["stderr"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            return None if data is None else CompiledObject(
+                base64.b64decode(data["output"]), data["depfile"], base64.b64decode(data["stdout"]),
+                base64.b64decode(data["stderr"]))
+        except (KeyError, TypeError, ValueError):
             return None
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-        return found
 
     def store_object(self, key: str, found: CompiledObject) -> None:
         """Write a compile job's results (never raises)."""
-        self._write(self._path(key, OBJECT_SUFFIX), {
-            "format": FORMAT, "output": base64.b64encode(found.output).decode(), "depfile": found.depfile,
+        self.store_entry(key, OBJECT_SUFFIX, {
+            "output": base64.b64encode(found.output).decode(), "depfile": found.depfile,
             "stdout": base64.b64encode(found.stdout).decode(), "stderr": base64.b64encode(found.stderr).decode()})
 
-    def _write(self, path: Path, data: dict) -> None:
+    def store_entry(self, key: str, suffix: str, data: dict) -> None:
+        """Write the entry ``key`` of the kind ``suffix`` names (never raises: a cache that cannot
+        be written is no cache)."""
+        data = {"format": FORMAT, **data}
+        path = self._path(key, suffix)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)

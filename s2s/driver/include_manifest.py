@@ -1,0 +1,158 @@
+"""Finding a file's cache entry without preprocessing it (ccache's "direct mode").
+
+The cache key of the optimize step covers the preprocessed text, and preprocessing costs a
+compiler process per file (15 ms here, a third of what gcc takes to compile a small file). So the
+first build also writes a *manifest*, under a key of the file's own text, the preprocessor flags,
+the settings, the compiler, the directory and the variables that move the include search list
+(``CPATH`` ...). It holds the optimize step's key, a SHA-256 of every file the preprocessor read
+(from its line markers), and of every directory of the include search list (``cc -E -v``) and
+every directory a header came from, the names of the headers in it (files with a header's
+suffix). A rebuild finds the manifest, hashes those files and lists those directories again and,
+where nothing changed, takes the key without running the preprocessor (a few milliseconds). A
+header added where it would be found first is a new name in such a directory, so a miss too;
+objects, dependency files and build directories made beside the sources are not headers. (Not
+seen: a header added in a new subdirectory of a directory searched earlier, ``a/sub/x.h`` where
+``b/sub/x.h`` was read; ccache's direct mode checks no directory at all.) Not for files that use ``__DATE__``, ``__TIME__`` or
+``__TIMESTAMP__`` (their preprocessed text changes by itself), nor where the search list cannot
+be read, nor where a file it lists is newer than the start of the preprocessing (it may have
+changed after the preprocessor read it; ccache refuses those too).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from s2s.driver.compile_cache import CompileCache, code_stamp, machine_stamp
+
+SUFFIX = ".manifest"
+_LINE_MARKER = re.compile(r'^# \d+ "((?:[^"\\]|\\.)*)"', re.MULTILINE)
+_CLOCK_MACROS = re.compile(rb"__(?:DATE|TIME|TIMESTAMP)__")
+_HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".def", ".tcc", ".ipp"})
+# what else decides which headers gcc and clang read
+_PREPROCESSOR_VARIABLES = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+                           "COMPILER_PATH", "SOURCE_DATE_EPOCH", "SDKROOT")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    key: str                                   # the optimize step's key
+    files: tuple[tuple[str, str], ...]         # (path, SHA-256 of its content) of every file read
+    directories: tuple[tuple[str, str], ...]   # (path, SHA-256 of its header names) of every directory searched
+
+
+def direct_key(*, text: str, path: str, cpp_args: Sequence[str], options: object, env: Mapping[str, str],
+               extra_files: Iterable[str], compilers: Sequence[str], neutral: Sequence[str]) -> str:
+    """The key of a file's manifest: what the optimize step's key covers but the preprocessed
+    text, and the compiler and directory, which decide what the preprocessor would read."""
+    h = hashlib.sha256()
+    parts = [("code", code_stamp()), ("machine", machine_stamp()), ("options", repr(options)), ("path", path),
+             ("cpp", "\0".join(cpp_args)), ("cwd", os.getcwd()),
+             ("compiler", "\n".join(_stat_text(c) for c in compilers)),
+             ("env", "\0".join(f"{k}={v}" for k, v in sorted(env.items())
+                               if k.startswith("S2S_") and k not in neutral or k in _PREPROCESSOR_VARIABLES)),
+             ("extra", "\n".join(_stat_text(f) for f in extra_files)), ("text", text)]
+    for label, value in parts:
+        data = value.encode("utf-8", "surrogateescape")
+        h.update(f"{label}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def find(cache: CompileCache, key: str) -> str | None:
+    """The optimize step's key that the manifest ``key`` names, where every file and directory
+    it lists is as it was; None otherwise."""
+    data = cache.load_entry(key, SUFFIX)
+    try:
+        if data is None:
+            return None
+        manifest = Manifest(data["key"], tuple(tuple(f) for f in data["files"]),
+                            tuple(tuple(d) for d in data["directories"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    for path, digest in manifest.files:
+        if _digest(path) != digest:
+            return None
+    for path, names in manifest.directories:
+        if _names_digest(path) != names:
+            return None
+    return manifest.key
+
+
+def record(cache: CompileCache, key: str, optimize_key: str, preprocessed: str, source: str,
+           compiler: Sequence[str], cpp_args: Sequence[str], started_ns: int) -> None:
+    """Write the manifest ``key`` of a file whose optimize step has the key ``optimize_key``
+    (``preprocessed``: its text, made from ``started_ns`` on; ``source``: its path); nothing
+    where one cannot be made, or where a file changed since the preprocessor began (its text
+    may be older than what the manifest would say)."""
+    search = search_directories(compiler, cpp_args)
+    if search is None:
+        return
+    named = (f.replace("\\\\", "\\") for f in _LINE_MARKER.findall(preprocessed))   # (as cpp escapes them)
+    files = [source] + [f for f in dict.fromkeys(named) if not f.startswith("<") and f != source]
+    found: list[tuple[str, str]] = []
+    for f in files:
+        try:
+            with open(f, "rb") as handle:
+                content = handle.read()
+        except OSError:
+            return
+        if _CLOCK_MACROS.search(content) or _stat(f)[1] >= started_ns:
+            return
+        found.append((f, hashlib.sha256(content).hexdigest()))
+    directories = dict.fromkeys([*search, os.path.dirname(source) or ".",
+                                 *(os.path.dirname(f) or "." for f in files)])
+    listed = [(d, _names_digest(d)) for d in directories]
+    cache.store_entry(key, SUFFIX, {"key": optimize_key, "files": found, "directories": listed})
+
+
+def search_directories(compiler: Sequence[str], cpp_args: Sequence[str]) -> list[str] | None:
+    """The directories the preprocessor searches for headers with these flags (``cc -E -v``), or
+    None where its listing cannot be read."""
+    try:
+        proc = subprocess.run([*compiler, "-E", "-v", *cpp_args, "-x", "c", os.devnull], capture_output=True,
+                              text=True, errors="surrogateescape", stdin=subprocess.DEVNULL)
+    except OSError:
+        return None
+    lines = proc.stderr.splitlines()
+    try:
+        start = next(k for k, line in enumerate(lines) if line.startswith('#include "..." search starts here'))
+        end = next(k for k, line in enumerate(lines) if line.startswith("End of search list"))
+    except StopIteration:
+        return None
+    return [line.strip().removesuffix(" (framework directory)") for line in lines[start + 1:end]
+            if line.startswith(" ")]
+
+
+def _stat(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1, -1
+    return st.st_size, st.st_mtime_ns
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _names_digest(directory: str) -> str | None:
+    """A SHA-256 of the names in ``directory`` that a header could have (module docstring)."""
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(e.name for e in entries if os.path.splitext(e.name)[1] in _HEADER_SUFFIXES)
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _stat_text(path: str) -> str:
+    size, mtime = _stat(path)
+    return f"{path}: {size} {mtime}"
