@@ -283,9 +283,7 @@ class _Build:
         import shlex
         import time
 
-        from frontends.c.preprocess import preprocess
         from s2s.driver import compile_cache, include_manifest
-        from s2s.errors import S2SError
 
         cache = compile_cache.CompileCache(cfg.cache_dir, cfg.cache_size)
         extra = [cfg.recipes] if cfg.recipes else []
@@ -301,6 +299,9 @@ class _Build:
         key = include_manifest.find(cache, direct)
         if key is not None:
             return cache, key, None
+        from frontends.c.preprocess import preprocess   # (not for a file its manifest finds)
+        from s2s.errors import S2SError
+
         started = time.time_ns()
         try:
             preprocessed = preprocess(source.path, cpp_args, options.compiler)

@@ -34,6 +34,7 @@ from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_step
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
 from s2s.transforms.footprint_test import column_walk_test, footprint_test
 from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, data_test
+from s2s.transforms.temporaries import substitute_temporaries
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
 from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
@@ -205,9 +206,12 @@ def _rules_choice(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
     split = split_webs(scop)
     if split is not None:
         scop = split.scop
+    substituted = substitute_temporaries(scop)
+    if substituted is not None:
+        scop = substituted.scop
     forwardings = forwardable(scop)
     forwarded = forward(scop, forwardings) if forwardings else None
-    rewritten = [e for e in (split, forwarded) if e is not None]
+    rewritten = [e for e in (split, substituted, forwarded) if e is not None]
     if not rewritten:
         return _choose_for(scop, options, work)
     choice = _choose_for(rewritten[-1].scop, dataclasses.replace(

@@ -1,0 +1,102 @@
+"""Temporaries written into the statements that read them (s2s/transforms/temporaries.py): which
+are, and that the programs print what gcc's builds print, on one thread and under OpenMP."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from c_build import optimized_and_both_outputs
+from frontends.c import lift_c_file
+from s2s.analysis import find_scops
+from s2s.transforms.temporaries import substitute_temporaries
+
+PROGRAM = """
+#include <stdio.h>
+#include <math.h>
+#define R 700
+#define C 96
+double v[R][C], mean[C], sd[C], w[R][C];
+int q[R][C];
+{kernel}
+int main(void)
+{{
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++)
+      v[i][j] = (double)((i * 31 + j * 7) % 53) / 7.0 + 0.01 * j;
+  for (int j = 0; j < C; j++)
+    mean[j] = 3.0 + 0.1 * (j % 5), sd[j] = 0.0;
+  kernel();
+  double s = 0.0;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++)
+      s += w[i][j] * ((i + j) % 3) + q[i][j];
+  for (int j = 0; j < C; j++)
+    s += sd[j] * (j + 1);
+  printf("%.17g\\n", s);
+  return 0;
+}}
+"""
+
+KERNELS = {
+    "column deviations through a temporary": """
+static void kernel(void)
+{
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      double d = v[i][j] - mean[j];
+      sd[j] += d * d;
+    }
+}
+""",
+    "a temporary rounded to an integer, and one of a call read once": """
+static void kernel(void)
+{
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      int k = v[i][j] * 2.5;
+      double e = exp(-v[i][j]);
+      q[i][j] = k + 1;
+      w[i][j] = e + 0.5 * k;
+    }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_temporaries_written_in_compute_what_gcc_computes(tmp_path, name, target):
+    result, ref, out = optimized_and_both_outputs(tmp_path / "k.c", PROGRAM.format(kernel=KERNELS[name]), target)
+    assert out == ref
+
+
+def _substituted(tmp_path, body: str):
+    src = tmp_path / "t.c"
+    src.write_text("#include <math.h>\ndouble a[50][60], b[60], c[50][60];\n"
+                   f"void t(int n, int m) {{\n{textwrap.indent(body, '  ')}}}\n")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    return substitute_temporaries(scop)
+
+
+def test_a_column_deviation_loses_its_temporary(tmp_path):
+    found = _substituted(tmp_path, "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n"
+                                   "    double d = a[i][j] - b[j];\n    c[i][j] = d * d;\n  }\n")
+    assert found is not None and found.note == "d written into where it is read"
+    assert len(found.scop.statements) == 1 and found.scop.declared == ()
+
+
+@pytest.mark.parametrize("body", [
+    # written twice
+    "for (int i = 0; i < n; i++) {\n  double d = a[i][0];\n  d = d + b[i];\n  c[i][0] = d;\n}\n",
+    # what it reads is written in the SCoP
+    "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n    double d = a[i][j];\n"
+    "    a[i][j] = d * 2.0;\n  }\n",
+    # a call, read twice
+    "for (int i = 0; i < n; i++) {\n  double e = exp(a[i][0]);\n  c[i][0] = e * e;\n}\n",
+    # read in a loop of its own (another iteration's value)
+    "for (int i = 0; i < n; i++) {\n  double d = b[i];\n  for (int j = 0; j < m; j++)\n    c[i][j] = d;\n}\n",
+])
+def test_what_keeps_its_temporary(tmp_path, body):
+    assert _substituted(tmp_path, body) is None
