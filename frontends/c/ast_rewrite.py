@@ -1,6 +1,7 @@
 """Walking and rewriting a pycparser AST."""
 from __future__ import annotations
 
+import copy
 from typing import Callable, Container, Iterator
 
 from pycparser import c_ast
@@ -37,3 +38,14 @@ def rewrite_children(node: c_ast.Node, rewrite: Callable[[c_ast.Node], c_ast.Nod
         elif isinstance(value, list):
             setattr(node, attr, [rewrite(v) if isinstance(v, c_ast.Node) else v for v in value])
     return node
+
+
+def substitute_names(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
+    """``node`` with each name of ``values`` replaced by a copy of its value (member names of
+    ``.``/``->`` are not names), in place where a child is replaced."""
+    if isinstance(node, c_ast.ID) and node.name in values:
+        return copy.deepcopy(values[node.name])
+    if isinstance(node, c_ast.StructRef):
+        node.name = substitute_names(node.name, values)
+        return node
+    return rewrite_children(node, lambda child: substitute_names(child, values))

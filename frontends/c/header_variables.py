@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, walk
+from frontends.c.ast_rewrite import has_effects, substitute_names, walk
 
 
 def one_variable(loop: c_ast.For, is_signed_integer: Callable[[str], bool]) -> c_ast.Node | None:
@@ -55,8 +55,8 @@ def one_variable(loop: c_ast.For, is_signed_integer: Callable[[str], bool]) -> c
     if any(var in _names(value) or name in _names(firsts[var]) for name, value, _ in others):
         return None
     values = {name: _in_terms_of(firsts[name], delta_of[name] * delta_of[var], var, firsts[var]) for name in derived}
-    cond = _substituted(copy.deepcopy(loop.cond), values)
-    body = _substituted(copy.deepcopy(loop.stmt), values)
+    cond = substitute_names(copy.deepcopy(loop.cond), values)
+    body = substitute_names(copy.deepcopy(loop.stmt), values)
     (own,) = [(name, value, decl) for name, value, decl in inits if name == var]
     header = c_ast.DeclList([own[2]], loop.init.coord) if declared else own[2]
     new = c_ast.For(header, cond, _step_of(loop.next, var), body, loop.coord)
@@ -127,25 +127,6 @@ def _in_terms_of(first: c_ast.Node, per_step: int, var: str, var_first: c_ast.No
     """``(first) + per_step * (var - (var_first))``: a variable stepped with ``var``."""
     elapsed = c_ast.BinaryOp("-", c_ast.ID(var), copy.deepcopy(var_first))
     return c_ast.BinaryOp("+", copy.deepcopy(first), c_ast.BinaryOp("*", c_ast.Constant("int", str(per_step)), elapsed))
-
-
-def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
-    """``node`` with each use of a variable of ``values`` replaced by a copy of its value (member
-    names of ``.``/``->`` are not variables)."""
-    if isinstance(node, c_ast.ID) and node.name in values:
-        return copy.deepcopy(values[node.name])
-    if isinstance(node, c_ast.StructRef):
-        node.name = _substituted(node.name, values)
-        return node
-    for attr in node.__slots__:
-        if attr in ("coord", "__weakref__"):
-            continue
-        value = getattr(node, attr, None)
-        if isinstance(value, c_ast.Node):
-            setattr(node, attr, _substituted(value, values))
-        elif isinstance(value, list):
-            setattr(node, attr, [_substituted(v, values) if isinstance(v, c_ast.Node) else v for v in value])
-    return node
 
 
 def _names(node: c_ast.Node) -> set[str]:

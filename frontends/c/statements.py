@@ -17,6 +17,7 @@ from frontends.c.ast_rewrite import walk
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
 from frontends.c.header_variables import one_variable
+from frontends.c.inline_loops import inlined_call
 from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
@@ -180,6 +181,10 @@ class FunctionLifter:
     def statement(self, s: c_ast.Node) -> list[ControlNode]:
         if isinstance(s, c_ast.For) and (single := one_variable(s, self._signed_integer)) is not None:
             s = single   # (a header of several variables: a block of one loop of one)
+        elif self.loop_depth and (inlined := inlined_call(
+                s, self.file_scope.helpers.definitions, self._fresh_name, self._is_local, self._type_text,
+                set(ex.PURE_FUNCTIONS))) is not None:
+            s = inlined   # (a helper that loops, called in a loop: its statements in place of the call)
         if isinstance(s, (c_ast.For, c_ast.While, c_ast.DoWhile)) and self.loop_depth == 0 \
                 and id(s) not in self._members_hoisted and not (self.before and isinstance(self.before[-1], c_ast.Pragma)):
             s = self._with_members_hoisted(s)   # (not under a pragma: it applies to the loop itself)
@@ -413,6 +418,13 @@ class FunctionLifter:
             return loop
         self._members_hoisted.add(id(hoisting.block.block_items[-1]))
         return hoisting.block
+
+    def _type_text(self, name: str) -> str | None:
+        """The declared type of the variable ``name`` as written, where it is a plain one."""
+        t = self._declared_types.get(name)
+        if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+            return None
+        return " ".join([*t.quals, *t.type.names])
 
     def _signed_integer(self, name: str) -> bool:
         """Whether the local or parameter ``name`` has a signed integer type (header_variables.py)."""
