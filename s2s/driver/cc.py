@@ -45,7 +45,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from s2s.driver import command_line as cmdline

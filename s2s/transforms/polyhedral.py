@@ -234,7 +234,6 @@ def _rules_choice(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
 def _choose_for(scop: Scop, options: OptimizeOptions, work: Work) -> Choice:
     """``_choose_schedule``'s choice for ``scop`` as it is (accumulators forwarded or not),
     ``work`` its statement instances."""
-    threshold = options.thresholds.optimize
     found = _Found()
     choice = _with_or_without_expansion(scop, options, found)
     threaded_steps = choice.steps
