@@ -63,6 +63,22 @@ static void kernel(int n, const double *a, const double *b, double *d)
     d[j] = column_sum(a + j, n, n) + b[j];
 }
 """,
+    "a row's norm into a declared variable": """
+static double norm2(const double *x, int m)
+{
+  double s = 0.0;
+  for (int k = 0; k < m; k++)
+    s += x[k] * x[k];
+  return s;
+}
+static void kernel(int n, const double *a, const double *b, double *d)
+{
+  for (int i = 0; i < n; i++) {
+    double r = norm2(a + i * n, n);
+    d[i] = r > 1.0 ? b[i] / r : r;
+  }
+}
+""",
 }
 
 
@@ -73,9 +89,9 @@ def test_helpers_that_loop_compute_what_gcc_computes(tmp_path, name, target):
     assert out == ref
 
 
-def test_a_dot_product_helper_makes_the_nest_a_scop(tmp_path):
-    result, _, _ = optimized_and_both_outputs(tmp_path / "k.c", PROGRAM.format(helpers=HELPERS[
-        "a dot product of two rows (B transposed)"]), "openmp")
+@pytest.mark.parametrize("name", ["a dot product of two rows (B transposed)", "a row's norm into a declared variable"])
+def test_a_helper_that_loops_makes_the_nest_a_scop(tmp_path, name):
+    result, _, _ = optimized_and_both_outputs(tmp_path / "k.c", PROGRAM.format(helpers=HELPERS[name]), "openmp")
     (line,) = [line for line in result.report if ": kernel: " in line]
     assert "SCoP at" in line and "optimized" in line, line
 

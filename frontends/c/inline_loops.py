@@ -17,8 +17,9 @@ makes a statement ``lhs = f(args);`` a block: each pointer parameter a declarati
 with its argument (a pointer view, read through its base: pointer_views.py), each other
 parameter that the helper never assigns its argument where the argument is a variable of the
 caller of the parameter's type (else a declaration too), the helper's locals renamed apart, and
-its final ``return e;`` the assignment ``lhs = (type)(e);``. Only for a static helper defined in
-the file (not variadic, not recursive) whose one ``return`` ends its body, with no labels, no
+its final ``return e;`` the assignment ``lhs = (type)(e);``; ``T x = f(args);`` is ``T x;`` and
+that block. Only for a static helper defined in the file (not variadic, not recursive) whose one
+``return`` ends its body, with no labels, no
 ``static`` locals, no address taken of a parameter, no name declared twice, and no name the
 caller declares among the names it reads besides its own; the arguments and the left-hand side
 free of side effects. The caller's names cannot capture the helper's: every local and parameter
@@ -80,6 +81,22 @@ def inlined_call(item: c_ast.Node, definitions: dict[str, c_ast.FuncDef], fresh:
     for n in walk(block):   # (what the report and messages say is where the call is)
         n.coord = item.coord
     return block
+
+
+def inlined_declaration(item: c_ast.Node, *args) -> list[c_ast.Node] | None:
+    """``T x = f(args);``, ``f`` a helper that loops, as ``T x;`` and the block of ``x = f(args);``
+    (``inlined_call``, with the same other arguments); None where it is not one (a ``const``
+    or non-scalar ``x`` too)."""
+    if not (isinstance(item, c_ast.Decl) and isinstance(item.init, c_ast.FuncCall) and item.name
+            and isinstance(item.type, c_ast.TypeDecl) and "const" not in item.type.quals
+            and not set(item.storage or []) & {"static", "extern"}):
+        return None
+    block = inlined_call(c_ast.Assignment("=", c_ast.ID(item.name, item.coord), item.init, item.coord), *args)
+    if block is None:
+        return None
+    declaration = copy.copy(item)
+    declaration.init = None
+    return [declaration, block]
 
 
 def _parameters(func: c_ast.FuncDef) -> list[c_ast.Decl] | None:

@@ -17,7 +17,7 @@ from frontends.c.ast_rewrite import walk
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
 from frontends.c.header_variables import one_variable
-from frontends.c.inline_loops import inlined_call
+from frontends.c.inline_loops import inlined_call, inlined_declaration
 from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
@@ -241,6 +241,10 @@ class FunctionLifter:
     def stmt_Compound(self, s: c_ast.Compound) -> list[ControlNode]:
         self.scopes.append({})
         items = counted(s.block_items or [])
+        if self.loop_depth:   # (``T x = helper(...);``: ``T x;`` and the helper's statements)
+            items = [new for item in items for new in inlined_declaration(
+                item, self.file_scope.helpers.definitions, self._fresh_name, self._is_local, self._type_text,
+                set(ex.PURE_FUNCTIONS)) or [item]]
         views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names,
                                self._is_local)
         outer = dict(self.views)
