@@ -14,6 +14,22 @@ def walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
         yield from walk(child)
 
 
+def identifiers(node: c_ast.Node) -> set[str]:
+    """Every name ``node`` spells as an identifier (member names of ``.``/``->`` too)."""
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
+
+
+def written_names(node: c_ast.Node) -> set[str]:
+    """Names assigned, incremented or whose address is taken anywhere below ``node``."""
+    out: set[str] = set()
+    for n in walk(node):
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (
+            "++", "--", "p++", "p--", "&") else None
+        if isinstance(target, c_ast.ID):
+            out.add(target.name)
+    return out
+
+
 def has_effects(node: c_ast.Node | None, pure: Container[str] = frozenset()) -> bool:
     """Whether evaluating ``node`` may do more than read: an assignment, ``++`` or ``--``, or a
     call of anything but the functions named in ``pure``."""

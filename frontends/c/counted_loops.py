@@ -23,13 +23,9 @@ import copy
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, walk
+from frontends.c.ast_rewrite import has_effects, identifiers, walk, written_names
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
-
-
-def _names(node: c_ast.Node) -> set[str]:
-    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
 
 
 def _setting(item: c_ast.Node) -> tuple[str, c_ast.Node] | None:
@@ -55,14 +51,7 @@ def _is_step(item: c_ast.Node, var: str) -> bool:
 
 
 def _writes(node: c_ast.Node, var: str) -> bool:
-    for n in walk(node):
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (
-            "++", "--", "p++", "p--", "&") else None
-        if isinstance(target, c_ast.ID) and target.name == var:
-            return True
-        if isinstance(n, c_ast.Decl) and n.name == var:
-            return True
-    return False
+    return var in written_names(node) or any(isinstance(n, c_ast.Decl) and n.name == var for n in walk(node))
 
 
 def _continues(node: c_ast.Node) -> bool:
@@ -81,9 +70,9 @@ def as_for(before: c_ast.Node | None, loop: c_ast.Node) -> c_ast.For | None:
     var, first = setting
     cond = loop.cond
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "!=")
-            and var in _names(cond) and not has_effects(cond)):
+            and var in identifiers(cond) and not has_effects(cond)):
         return None
-    if has_effects(first) or var in _names(first):
+    if has_effects(first) or var in identifiers(first):
         return None
     body = loop.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]

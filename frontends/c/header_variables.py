@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, substitute_names, walk
+from frontends.c.ast_rewrite import has_effects, identifiers, substitute_names, walk, written_names
 
 
 def one_variable(loop: c_ast.For, is_signed_integer: Callable[[str], bool]) -> c_ast.Node | None:
@@ -36,23 +36,23 @@ def one_variable(loop: c_ast.For, is_signed_integer: Callable[[str], bool]) -> c
         return None
     declared = isinstance(loop.init, c_ast.DeclList)
     firsts = {name: value for name, value, _ in inits}
-    in_cond = _names(loop.cond) if loop.cond is not None else set()
+    in_cond = identifiers(loop.cond) if loop.cond is not None else set()
     var = next((name for name, delta in steps if name in in_cond and name in firsts and delta in (1, -1)), None)
     if var is None or len(firsts) != len(inits):
         return None
     delta_of = dict(steps)
     signed = {name: _signed(decl) if declared else is_signed_integer(name) for name, _, decl in inits}
     derived = [name for name, _ in steps if name != var]
-    written = _written(loop.stmt) | {var, *derived}
+    written = written_names(loop.stmt) | {var, *derived}
     if any(name not in firsts or not signed[name] for name in derived) or (derived and not signed[var]):
         return None
-    if derived and any(has_effects(firsts[name]) or _names(firsts[name]) & (written | set(firsts))
+    if derived and any(has_effects(firsts[name]) or identifiers(firsts[name]) & (written | set(firsts))
                        for name in [var, *derived]):
         return None   # (first values written in again, inside the loop)
-    if any(name in _declared_in(loop.stmt) or name in _written(loop.stmt) for name in derived):
+    if any(name in _declared_in(loop.stmt) or name in written_names(loop.stmt) for name in derived):
         return None
     others = [(name, value, decl) for name, value, decl in inits if name != var and name not in derived]
-    if any(var in _names(value) or name in _names(firsts[var]) for name, value, _ in others):
+    if any(var in identifiers(value) or name in identifiers(firsts[var]) for name, value, _ in others):
         return None
     values = {name: _in_terms_of(firsts[name], delta_of[name] * delta_of[var], var, firsts[var]) for name in derived}
     cond = substitute_names(copy.deepcopy(loop.cond), values)
@@ -127,21 +127,6 @@ def _in_terms_of(first: c_ast.Node, per_step: int, var: str, var_first: c_ast.No
     """``(first) + per_step * (var - (var_first))``: a variable stepped with ``var``."""
     elapsed = c_ast.BinaryOp("-", c_ast.ID(var), copy.deepcopy(var_first))
     return c_ast.BinaryOp("+", copy.deepcopy(first), c_ast.BinaryOp("*", c_ast.Constant("int", str(per_step)), elapsed))
-
-
-def _names(node: c_ast.Node) -> set[str]:
-    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
-
-
-def _written(node: c_ast.Node) -> set[str]:
-    """Variables ``node`` assigns, steps or takes the address of."""
-    out = set()
-    for n in walk(node):
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (
-            "++", "--", "p++", "p--", "&") else None
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
 
 
 def _declared_in(node: c_ast.Node) -> set[str]:

@@ -32,15 +32,15 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, substitute_names, walk
+from frontends.c.ast_rewrite import has_effects, substitute_names, walk, written_names
 
 
 def inlined_call(item: c_ast.Node, definitions: dict[str, c_ast.FuncDef], fresh: Callable[[str], str],
-                 caller_declares: Callable[[str], bool], type_text: Callable[[str], str | None],
+                 caller_declares: Callable[[str], bool], variable_type: Callable[[str], str | None],
                  pure: set[str]) -> c_ast.Compound | None:
     """The block that the statement ``item``, ``lhs = f(args);`` with ``f`` a helper that loops,
     is (module docstring); None where it is not one. ``fresh(base)``: a name unused in the
-    caller; ``caller_declares(name)``: a local or parameter of the caller; ``type_text(name)``:
+    caller; ``caller_declares(name)``: a local or parameter of the caller; ``variable_type(name)``:
     its type as written; ``pure``: functions whose calls only read their arguments."""
     if not (isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.rvalue, c_ast.FuncCall)
             and isinstance(item.rvalue.name, c_ast.ID)):
@@ -54,7 +54,7 @@ def inlined_call(item: c_ast.Node, definitions: dict[str, c_ast.FuncDef], fresh:
     if params is None or len(params) != len(args) or not body or not isinstance(body[-1], c_ast.Return) \
             or body[-1].expr is None or not _inlinable(func, params, caller_declares):
         return None
-    assigned = _assigned(func.body)
+    assigned = written_names(func.body)
     renames = {p.name: fresh(p.name) for p in params}
     for d in walk(func.body):
         if isinstance(d, c_ast.Decl) and d.name:
@@ -63,7 +63,7 @@ def inlined_call(item: c_ast.Node, definitions: dict[str, c_ast.FuncDef], fresh:
     declared: list[c_ast.Node] = []
     for p, arg in zip(params, args):
         if (isinstance(p.type, c_ast.TypeDecl) and p.name not in assigned and isinstance(arg, c_ast.ID)
-                and type_text(arg.name) == _type_text(p.type)):
+                and variable_type(arg.name) == type_text(p.type)):
             values[p.name] = copy.deepcopy(arg)
         else:
             declared.append(_declaration(p, renames[p.name], copy.deepcopy(arg)))
@@ -141,16 +141,6 @@ def _inlinable(func: c_ast.FuncDef, params: list[c_ast.Decl], caller_declares: C
     return not any(caller_declares(n) for n in free)
 
 
-def _assigned(node: c_ast.Node) -> set[str]:
-    out = set()
-    for n in walk(node):
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) and n.op in (
-            "++", "--", "p++", "p--") else None
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
-
-
 def _declaration(param: c_ast.Decl, name: str, value: c_ast.Node) -> c_ast.Decl:
     decl = copy.deepcopy(param)
     decl.name, decl.init = name, value
@@ -170,6 +160,8 @@ def _rename_declarations(statements: list[c_ast.Node], renames: dict[str, str]) 
                         t.declname = n.name
 
 
-def _type_text(t: c_ast.TypeDecl) -> str:
-    names = t.type.names if isinstance(t.type, c_ast.IdentifierType) else []
-    return " ".join([*t.quals, *names])
+def type_text(t: c_ast.Node | None) -> str | None:
+    """A plain declared type as written (qualifiers and names: ``const size_t``), else None."""
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+        return None
+    return " ".join([*t.quals, *t.type.names])

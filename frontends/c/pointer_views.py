@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, rewrite_children
+from frontends.c.ast_rewrite import has_effects, identifiers, rewrite_children
 
 from frontends.c.declarations import base_type_spelling
 
@@ -50,17 +50,6 @@ def _pointee_spelling(decl: c_ast.Decl) -> str | None:
     if not isinstance(t, c_ast.PtrDecl):
         return None
     return base_type_spelling(t.type)
-
-
-def _names(node: c_ast.Node) -> set[str]:
-    out: set[str] = set()
-
-    class V(c_ast.NodeVisitor):
-        def visit_ID(self, n):
-            out.add(n.name)
-
-    V().visit(node)
-    return out
 
 
 def _view_of(decl: c_ast.Decl, element_of) -> PointerView | None:
@@ -185,7 +174,7 @@ def views_in_block(items: list[c_ast.Node], written_in_function: set[str], eleme
                 first = candidates[inner]
                 view = PointerView(first.base, c_ast.BinaryOp("+", copy.deepcopy(first.offset), view.offset), view.row)
                 through[k] = inner
-            if all(map(is_local, _names(view.offset) | {view.base})):
+            if all(map(is_local, identifiers(view.offset) | {view.base})):
                 candidates[k] = view
 
     def holds(k: int) -> bool:
@@ -198,7 +187,7 @@ def views_in_block(items: list[c_ast.Node], written_in_function: set[str], eleme
             return False
         view = candidates[k]
         changed = set().union(*(written_names(r) for r in rest)) if rest else set()
-        read = _names(view.offset) | {view.base}
+        read = identifiers(view.offset) | {view.base}
         return not (changed & read or _declares(read, rest))   # (else the base would move)
 
     settled = False

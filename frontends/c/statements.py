@@ -13,11 +13,11 @@ from pycparser import c_ast
 
 from frontends.c.parse import FUNC_DECL_TYPES
 
-from frontends.c.ast_rewrite import walk
+from frontends.c.ast_rewrite import walk, written_names
 from frontends.c.c_text import declaration_text, node_text, statement_text
 from frontends.c.counted_loops import as_for
 from frontends.c.header_variables import one_variable
-from frontends.c.inline_loops import inlined_call, inlined_declaration
+from frontends.c.inline_loops import inlined_call, inlined_declaration, type_text
 from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
@@ -44,25 +44,6 @@ class FileScope:
     functions: set[str] = field(default_factory=set)
     types: StructTypes = field(default_factory=StructTypes)   # struct definitions and typedefs
     helpers: InlineHelpers = field(default_factory=InlineHelpers)
-
-
-def written_names(node: c_ast.Node) -> set[str]:
-    """Names assigned, incremented or whose address is taken anywhere below ``node``."""
-    out: set[str] = set()
-
-    class V(c_ast.NodeVisitor):
-        def visit_Assignment(self, n):
-            if isinstance(n.lvalue, c_ast.ID):
-                out.add(n.lvalue.name)
-            self.generic_visit(n)
-
-        def visit_UnaryOp(self, n):
-            if n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID):
-                out.add(n.expr.name)
-            self.generic_visit(n)
-
-    V().visit(node)
-    return out
 
 
 def address_taken_names(node: c_ast.Node) -> set[str]:
@@ -425,10 +406,7 @@ class FunctionLifter:
 
     def _type_text(self, name: str) -> str | None:
         """The declared type of the variable ``name`` as written, where it is a plain one."""
-        t = self._declared_types.get(name)
-        if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
-            return None
-        return " ".join([*t.quals, *t.type.names])
+        return type_text(self._declared_types.get(name))
 
     def _signed_integer(self, name: str) -> bool:
         """Whether the local or parameter ``name`` has a signed integer type (header_variables.py)."""

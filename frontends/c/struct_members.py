@@ -47,7 +47,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from frontends.c.ast_rewrite import has_effects, rewrite_children, walk
+from frontends.c.ast_rewrite import has_effects, rewrite_children, walk, written_names
 
 from s2s.ir import PURE_FUNCTIONS
 
@@ -569,15 +569,7 @@ def _refusal(ref: c_ast.StructRef, decl: c_ast.Decl | None, types: StructTypes, 
 
 def _assigned(loop: c_ast.Node) -> set[str]:
     """The names the loop assigns, declares, increments or takes the address of."""
-    out: set[str] = set()
-    for n in walk(loop):
-        if isinstance(n, c_ast.Decl) and n.name:
-            out.add(n.name)
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(n, c_ast.UnaryOp) \
-            and n.op in ("++", "--", "p++", "p--", "&") else None
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
+    return written_names(loop) | {n.name for n in walk(loop) if isinstance(n, c_ast.Decl) and n.name}
 
 
 def _declaration(name: str, member_type: c_ast.Node, value: c_ast.Node, const_struct: bool) -> c_ast.Decl:

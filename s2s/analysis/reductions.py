@@ -121,17 +121,24 @@ def loop_reductions(scop: Scop, loop: Loop, names: set[str], floats: bool) -> di
             count = sum(1 for _, m in s.accesses if m.get_tuple_name(isl.dim_type.out) == name)
             update = updates.get(name)
             data = containers.get(name)
-            dtype = data.dtype if isinstance(data, Scalar) else None
-            exact = dtype is not None and dtype.kind in _INTEGERS and update is not None and update.exact and (
+            integer = reducible(data, floats=False)
+            exact = integer and update is not None and update.exact and (
                 _integer(update.term, update.types)) and (update.op not in ("max", "min") or _fits(
-                    _type_of(update.term, update.types), dtype))
-            if (update is None or count != 2 or not (exact or floats and dtype is not None and dtype.is_float)
+                    _type_of(update.term, update.types), data.dtype))
+            rounded = floats and not integer and reducible(data, floats=True)
+            if (update is None or count != 2 or not (exact or rounded)
                     or found.setdefault(name, update.op) != update.op):
                 refused.add(name)
     return {name: op for name, op in found.items() if name not in refused}
 
 
 _INTEGERS = (TypeKind.SIGNED, TypeKind.UNSIGNED)
+
+
+def reducible(data, floats: bool) -> bool:
+    """Whether the container ``data`` is a scalar whose updates may be reduced in parallel at all:
+    an integer, or with ``floats`` a floating-point number."""
+    return isinstance(data, Scalar) and (data.dtype.kind in _INTEGERS or floats and data.dtype.is_float)
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "~", "<<", ">>"})
 _TRUTH = frozenset({"<", "<=", ">", ">=", "==", "!=", "&&", "||", "!"})
 

@@ -295,7 +295,7 @@ class _Build:
         # (the key without the preprocessor, where the files it read are as they were)
         direct = include_manifest.direct_key(
             text=text, path=str(source.path), cpp_args=cpp_args, options=options, env=self.env, extra_files=extra,
-            compilers=[shutil.which(word) or word for word in preprocessor], neutral=compile_cache.NEUTRAL_VARIABLES)
+            compilers=[shutil.which(word) or word for word in preprocessor])
         key = include_manifest.find(cache, direct)
         if key is not None:
             return cache, key, None

@@ -64,29 +64,32 @@ def parse_size(text: str) -> int:
 def cache_key(*, text: str, preprocessed: str, path: str, cpp_args: Sequence[str], options: object,
               env: Mapping[str, str], extra_files: Iterable[str] = ()) -> str:
     """The key of one optimize step (see the module docstring)."""
-    h = hashlib.sha256()
+    parts: list[tuple[str, str | bytes]] = [
+        ("format", str(FORMAT)), ("code", code_stamp()), ("machine", machine_stamp()), ("options", repr(options)),
+        ("path", path), ("cpp", "\0".join(cpp_args)), ("env", settings_variables(env))]
+    for name in extra_files:
+        try:
+            parts.append(("file", Path(name).read_bytes()))
+        except OSError:
+            parts.append(("file", "missing:" + name))
+    parts += [("text", text), ("preprocessed", preprocessed)]
+    return labelled_digest(parts)
 
-    def part(label: str, value: str | bytes) -> None:
+
+def labelled_digest(parts: Iterable[tuple[str, str | bytes]]) -> str:
+    """A SHA-256 of ``(label, value)`` pairs, each value's length written before it (no two
+    lists of pairs run together into the same bytes)."""
+    h = hashlib.sha256()
+    for label, value in parts:
         data = value if isinstance(value, bytes) else value.encode("utf-8", "surrogateescape")
         h.update(f"{label}:{len(data)}:".encode())
         h.update(data)
-
-    part("format", str(FORMAT))
-    part("code", code_stamp())
-    part("machine", machine_stamp())
-    part("options", repr(options))
-    part("path", path)
-    part("cpp", "\0".join(cpp_args))
-    part("env", "\0".join(f"{k}={v}" for k, v in sorted(env.items())
-                          if k.startswith("S2S_") and k not in NEUTRAL_VARIABLES))
-    for name in extra_files:
-        try:
-            part("file", Path(name).read_bytes())
-        except OSError:
-            part("file", "missing:" + name)
-    part("text", text)
-    part("preprocessed", preprocessed)
     return h.hexdigest()
+
+
+def settings_variables(env: Mapping[str, str]) -> str:
+    """The ``S2S_*`` variables of ``env`` that may change what the optimize step makes."""
+    return "\0".join(f"{k}={v}" for k, v in sorted(env.items()) if k.startswith("S2S_") and k not in NEUTRAL_VARIABLES)
 
 
 _code_stamp: str | None = None
@@ -105,15 +108,15 @@ def code_stamp() -> str:
                 subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
                 for name in sorted(files):
                     if name.endswith((".py", ".c", ".h")):
-                        lines.append(_stat_line(os.path.join(directory, name)))
+                        lines.append(stat_line(os.path.join(directory, name)))
         for library in LIBRARIES:
             spec = importlib.util.find_spec(library)
-            lines.append(_stat_line(spec.origin) if spec is not None and spec.origin else f"{library}: none")
+            lines.append(stat_line(spec.origin) if spec is not None and spec.origin else f"{library}: none")
         _code_stamp = "\n".join(lines)
     return _code_stamp
 
 
-def _stat_line(path: str) -> str:
+def stat_line(path: str) -> str:
     try:
         st = os.stat(path)
     except OSError:
@@ -149,14 +152,9 @@ def object_key(*, optimize_key: str, text: str, command: Sequence[str], cwd: str
     includes is in its preprocessed text), the text itself, the compile command (temporary paths
     already replaced by a placeholder), the directory it runs in, and the compiler, by the size
     and modification time of its executable, as ccache's ``compiler_check=mtime``."""
-    h = hashlib.sha256()
-    for label, value in (("format", str(FORMAT)), ("optimize", optimize_key), ("text", text),
-                         ("command", "\0".join(command)), ("cwd", cwd),
-                         ("compiler", "\n".join(_stat_line(c) for c in compilers))):
-        data = value.encode("utf-8", "surrogateescape")
-        h.update(f"{label}:{len(data)}:".encode())
-        h.update(data)
-    return h.hexdigest()
+    return labelled_digest([("format", str(FORMAT)), ("optimize", optimize_key), ("text", text),
+                            ("command", "\0".join(command)), ("cwd", cwd),
+                            ("compiler", "\n".join(stat_line(c) for c in compilers))])
 
 
 @dataclass(frozen=True)

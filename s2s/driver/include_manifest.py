@@ -12,10 +12,10 @@ where nothing changed, takes the key without running the preprocessor (a few mil
 header added where it would be found first is a new name in such a directory, so a miss too;
 objects, dependency files and build directories made beside the sources are not headers. (Not
 seen: a header added in a new subdirectory of a directory searched earlier, ``a/sub/x.h`` where
-``b/sub/x.h`` was read; ccache's direct mode checks no directory at all.) Not for files that use ``__DATE__``, ``__TIME__`` or
-``__TIMESTAMP__`` (their preprocessed text changes by itself), nor where the search list cannot
-be read, nor where a file it lists is newer than the start of the preprocessing (it may have
-changed after the preprocessor read it; ccache refuses those too).
+``b/sub/x.h`` was read; ccache's direct mode checks no directory at all.) Not for files that use
+``__DATE__``, ``__TIME__`` or ``__TIMESTAMP__`` (their preprocessed text changes by itself), nor
+where the search list cannot be read, nor where a file it lists is newer than the start of the
+preprocessing (it may have changed after the preprocessor read it; ccache refuses those too).
 """
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ import subprocess
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from s2s.driver.compile_cache import CompileCache, code_stamp, machine_stamp
+from s2s.driver.compile_cache import (
+    CompileCache, code_stamp, labelled_digest, machine_stamp, settings_variables, stat_line,
+)
 
 SUFFIX = ".manifest"
 _LINE_MARKER = re.compile(r'^# \d+ "((?:[^"\\]|\\.)*)"', re.MULTILINE)
@@ -45,21 +47,15 @@ class Manifest:
 
 
 def direct_key(*, text: str, path: str, cpp_args: Sequence[str], options: object, env: Mapping[str, str],
-               extra_files: Iterable[str], compilers: Sequence[str], neutral: Sequence[str]) -> str:
+               extra_files: Iterable[str], compilers: Sequence[str]) -> str:
     """The key of a file's manifest: what the optimize step's key covers but the preprocessed
     text, and the compiler and directory, which decide what the preprocessor would read."""
-    h = hashlib.sha256()
-    parts = [("code", code_stamp()), ("machine", machine_stamp()), ("options", repr(options)), ("path", path),
-             ("cpp", "\0".join(cpp_args)), ("cwd", os.getcwd()),
-             ("compiler", "\n".join(_stat_text(c) for c in compilers)),
-             ("env", "\0".join(f"{k}={v}" for k, v in sorted(env.items())
-                               if k.startswith("S2S_") and k not in neutral or k in _PREPROCESSOR_VARIABLES)),
-             ("extra", "\n".join(_stat_text(f) for f in extra_files)), ("text", text)]
-    for label, value in parts:
-        data = value.encode("utf-8", "surrogateescape")
-        h.update(f"{label}:{len(data)}:".encode())
-        h.update(data)
-    return h.hexdigest()
+    moving = "\0".join(f"{k}={env[k]}" for k in _PREPROCESSOR_VARIABLES if k in env)
+    return labelled_digest([
+        ("code", code_stamp()), ("machine", machine_stamp()), ("options", repr(options)), ("path", path),
+        ("cpp", "\0".join(cpp_args)), ("cwd", os.getcwd()), ("compiler", "\n".join(stat_line(c) for c in compilers)),
+        ("env", settings_variables(env)), ("preprocessor env", moving),
+        ("extra", "\n".join(stat_line(f) for f in extra_files)), ("text", text)])
 
 
 def find(cache: CompileCache, key: str) -> str | None:
@@ -100,7 +96,7 @@ def record(cache: CompileCache, key: str, optimize_key: str, preprocessed: str, 
                 content = handle.read()
         except OSError:
             return
-        if _CLOCK_MACROS.search(content) or _stat(f)[1] >= started_ns:
+        if _CLOCK_MACROS.search(content) or _mtime_ns(f) >= started_ns:
             return
         found.append((f, hashlib.sha256(content).hexdigest()))
     directories = dict.fromkeys([*search, os.path.dirname(source) or ".",
@@ -127,13 +123,11 @@ def search_directories(compiler: Sequence[str], cpp_args: Sequence[str]) -> list
             if line.startswith(" ")]
 
 
-def _stat(path: str) -> tuple[int, int]:
+def _mtime_ns(path: str) -> int:
     try:
-        st = os.stat(path)
+        return os.stat(path).st_mtime_ns
     except OSError:
-        return -1, -1
-    return st.st_size, st.st_mtime_ns
-
+        return -1
 
 def _digest(path: str) -> str | None:
     try:
@@ -151,8 +145,3 @@ def _names_digest(directory: str) -> str | None:
     except OSError:
         return None
     return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _stat_text(path: str) -> str:
-    size, mtime = _stat(path)
-    return f"{path}: {size} {mtime}"

@@ -283,7 +283,7 @@ def _user_order_in_parallel(scop: Scop, options: OptimizeOptions, work: Work, ke
     iterations by those scalars (private_copies.py makes the loops parallel, on the generated
     code)."""
     declared = {n for n in scop.declared if isinstance(scop.sdfg.container_map.get(n), Scalar)}
-    written = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for w, m in st.accesses if w}
+    written = scop.written_names
     found = []
     try:
         with isl_operation_limit(USER_ORDER_OPERATIONS):

@@ -6,13 +6,12 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import islpy as isl
-
 from s2s.analysis.liveness import live_loop_variables
+from s2s.analysis.reductions import reducible
 from s2s.analysis.scop import Scop, find_scops
 from s2s.analysis.scop_id import numbered_scop_ids
 from s2s.ir import (
-    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage, TypeKind,
+    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage,
     scalar_type, walk,
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
@@ -201,9 +200,7 @@ def _parallel_over_copies(choice: Choice, scop: Scop, probe: SDFG, new: Sequence
     make them so (private_copies.py); also a note per loop so made."""
     containers = probe.container_map
     scalars = frozenset(n for n in scop.declared if isinstance(containers.get(n), Scalar))
-    written = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for w, m in st.accesses if w}
-    reduced = frozenset(n for n in written if isinstance(data := containers.get(n), Scalar) and (
-        data.dtype.kind in (TypeKind.SIGNED, TypeKind.UNSIGNED) or choice.reassociate and data.dtype.is_float))
+    reduced = frozenset(n for n in scop.written_names if reducible(containers.get(n), choice.reassociate))
     return parallel_over_private_copies(probe, new, {a.name for a in expanded if isinstance(a, Array)},
                                         scalars, reduced, choice.reassociate, plain=choice.outer_parallel)
 

@@ -33,7 +33,7 @@ def substitute_temporaries(scop: Scop) -> Expansion | None:
     """``scop`` with each temporary that may be written into its readers so written (module
     docstring), as an expansion without copies; None where there is none."""
     containers = scop.sdfg.container_map
-    written = {m.get_tuple_name(isl.dim_type.out) for s in scop.statements for w, m in s.accesses if w}
+    written = scop.written_names
     plans: dict[str, tuple[Statement, list[Statement]]] = {}
     for name in scop.declared:
         data = containers.get(name)
