@@ -6,8 +6,8 @@ counter does not cover them all; a forked child that is killed at the limit stop
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 
 class TimeLimitExceeded(Exception):
@@ -51,7 +51,6 @@ def run_with_time_limit(fn: Callable[[], object], seconds: float):
 
 
 def _run_in_child(fn: Callable[[], object], seconds: float):
-    import pickle
     import select
     import signal
     import time
@@ -61,13 +60,7 @@ def _run_in_child(fn: Callable[[], object], seconds: float):
     if pid == 0:  # the child: compute, send back (result or error), leave without cleanup
         os.close(read_end)
         try:
-            try:
-                payload = pickle.dumps(("result", fn()))
-            except BaseException as exc:  # noqa: BLE001 - handed to the parent
-                try:
-                    payload = pickle.dumps(("error", exc))
-                except Exception:
-                    payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+            payload = outcome(fn)
             with os.fdopen(write_end, "wb") as out:
                 out.write(payload)
         finally:
@@ -90,7 +83,27 @@ def _run_in_child(fn: Callable[[], object], seconds: float):
         os.waitpid(pid, 0)
     if not chunks:
         raise RuntimeError("the optimizer process died")
-    kind, value = pickle.loads(b"".join(chunks))
+    return unpacked(b"".join(chunks))
+
+
+def outcome(fn: Callable[[], object]) -> bytes:
+    """``fn()``'s result, or the exception it raised, pickled for another process (``unpacked``)."""
+    import pickle
+
+    try:
+        return pickle.dumps(("result", fn()))
+    except BaseException as exc:  # noqa: BLE001 - handed to the other process
+        try:
+            return pickle.dumps(("error", exc))
+        except Exception:
+            return pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def unpacked(payload: bytes):
+    """The result that ``outcome`` pickled, or its exception raised here."""
+    import pickle
+
+    kind, value = pickle.loads(payload)
     if kind == "error":
         raise value
     return value

@@ -43,10 +43,8 @@ import dataclasses
 
 import os
 import re
-import shutil
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from s2s.driver import command_line as cmdline
 from s2s.driver import openmp_runtime
@@ -56,6 +54,7 @@ from s2s.driver.settings import DriverSettings
 from s2s.time_limit import TimeLimitExceeded as OptimizeTimeout  # the optimize step ran past --s2s-timeout
 from s2s.time_limit import run_with_time_limit
 
+TYPE_CHECKING = False   # (typing.TYPE_CHECKING without importing typing: s2s-cc's start-up time matters)
 if TYPE_CHECKING:
     from s2s.driver.pipeline import PipelineResult
 
@@ -63,6 +62,7 @@ PROG = "s2s-cc"
 DEPTH_VAR = "S2S_CC_DEPTH"
 MAX_DEPTH = 4
 RESPONSE_FILE_THRESHOLD = 100_000  # characters of arguments above which jobs get a response file
+_SCRATCH_IN_KEYS = "<tmp>"   # the scratch directory as cache keys name it
 _NOT_A_COMPILER_EXTENSIONS = (".o", ".a", ".so", ".obj", ".lib", ".dylib", ".dll", ".lo", ".la")
 
 
@@ -101,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cfg.report:
             _say(f"{PROG}: report: compiler called unchanged ({parsed.reason()})")
         return _run_unchanged(command, may_exec)
-    return _Build(cfg, parsed, command).run()
+    # (a caller that runs s2s-cc in its own process keeps the optimize step there too)
+    return _Build(cfg if may_exec else dataclasses.replace(cfg, server=False), parsed, command).run()
 
 
 def split_launcher(args: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
@@ -127,13 +128,21 @@ def looks_like_compiler(arg: str) -> bool:
         return False
     if "/" in arg:
         return os.path.isfile(arg) and os.access(arg, os.X_OK)
-    if os.path.exists(arg):
-        return False
+    return not os.path.exists(arg) and _on_path(arg) is not None
+
+
+def _on_path(name: str) -> str | None:
+    """The executable file ``name`` (a bare name) names on PATH, as ``shutil.which`` finds it."""
     for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        candidate = os.path.join(directory or ".", arg)
+        candidate = os.path.join(directory or ".", name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return True
-    return False
+            return candidate
+    return None
+
+
+def _resolved(word: str) -> str:
+    """A command word as the file it runs, where PATH finds it (a path stays as written)."""
+    return word if "/" in word else _on_path(word) or word
 
 
 # ---- the build ----------------------------------------------------------------------------------
@@ -147,23 +156,37 @@ class _Build:
         self.env = dict(os.environ, **{DEPTH_VAR: str(_depth() + 1)})
         self.out = bytearray()  # the jobs' stdout and stderr, replayed once they all succeed
         self.err = bytearray()
-        self.tmp = ""
+        self._tmp: str | None = None   # run()'s scratch directory, made on first use
+        self._scratch = False
         self.failure = ""  # why the last failed attempt failed (for the fallback note)
         self.report_lines: list[str] = []   # for the report file (--s2s-report-file)
         self.color = _wants_color(cfg, parsed)
 
     # -- entry points -----------------------------------------------------------------------------
-    def run(self) -> int:
-        import shutil
-        import tempfile
+    @property
+    def tmp(self) -> str:
+        """The scratch directory of ``run`` ("" outside it), made where a job needs it: a rebuild
+        that the cache serves needs none."""
+        if self._tmp is None:
+            if not self._scratch:
+                return ""
+            import tempfile
 
-        self.tmp = tempfile.mkdtemp(prefix="s2s-cc-")
+            self._tmp = tempfile.mkdtemp(prefix="s2s-cc-")
+        return self._tmp
+
+    def run(self) -> int:
+        self._scratch = True
         try:
             ok = self._jobs()
         except Exception as exc:  # a bug in the driver itself must not break the build
             ok, self.failure = False, f"internal error in {PROG}: {_describe(exc)}"
         finally:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            self._scratch = False
+            if self._tmp is not None:
+                import shutil
+
+                shutil.rmtree(self._tmp, ignore_errors=True)
         if ok:
             self._flush()
             self._write_report_file()
@@ -268,10 +291,22 @@ class _Build:
                     time.sleep(0.05)
             return optimize_c_file(str(source.path), cpp_args, options, preprocessed=preprocessed)
 
-        result = run_with_time_limit(work, cfg.timeout)
+        result = self._optimize_in_server(source, cpp_args, options, preprocessed)
+        if result is None:
+            result = run_with_time_limit(work, cfg.timeout)
         if cache is not None:
             cache.store(key, result)
         return result, (cache, key) if cache is not None else None
+
+    def _optimize_in_server(self, source: InputFile, cpp_args: list[str], options, preprocessed: str | None):
+        """What the warm server makes of ``source``, or None where none answers (optimize_server.py)."""
+        cfg = self.cfg
+        if not cfg.server or cfg.inject_fault:
+            return None
+        from s2s.driver import optimize_server
+
+        request = optimize_server.OptimizeRequest.here(str(source.path), cpp_args, options, preprocessed)
+        return optimize_server.optimize(request, cfg.timeout, cfg.server_idle)
 
     def _cache_entry(self, source: InputFile, cpp_args: list[str], options):
         """(cache, key, preprocessed text) for this file, or Nones where no cache applies: none
@@ -295,7 +330,7 @@ class _Build:
         # (the key without the preprocessor, where the files it read are as they were)
         direct = include_manifest.direct_key(
             text=text, path=str(source.path), cpp_args=cpp_args, options=options, env=self.env, extra_files=extra,
-            compilers=[shutil.which(word) or word for word in preprocessor])
+            compilers=[_resolved(word) for word in preprocessor])
         key = include_manifest.find(cache, direct)
         if key is not None:
             return cache, key, None
@@ -317,9 +352,7 @@ class _Build:
         """Compile the pipeline's text (or take what its compile left from the cache, where
         ``cached``, the optimize step's cache and key, says where to look); returns "" on
         success, else why it failed."""
-        directory = os.path.join(self.tmp, str(n))
-        os.mkdir(directory)
-        generated = os.path.join(directory, _safe_name(os.path.basename(source.path)))
+        name = _safe_name(os.path.basename(source.path))
         text = result.source
         if self.cfg.inject_fault == "compile":
             text += "\n#error s2s-cc: injected fault (S2S_INJECT_FAULT=compile)\n"
@@ -327,15 +360,20 @@ class _Build:
         if self.cfg.target == "openmp" and result.changed and openmp_runtime.added_runtime_calls(
                 _read_text(source.path), text):
             text += openmp_runtime.MARKER_TEXT  # the link adds the runtime (openmp_runtime)
-        command = self._compile_command(source, generated, output, result=result)
         depfile = self.cl.depfile(output)
-        stored = self._object_entry(cached, text, command, output, depfile)
+        # (the key names the scratch directory as <tmp>: each run has its own)
+        key_command = self._compile_command(source, os.path.join(_SCRATCH_IN_KEYS, str(n), name), output, result=result)
+        stored = self._object_entry(cached, text, key_command, output, depfile)
         found = stored[0].load_object(stored[1]) if stored is not None else None
         if found is not None:
             _restore(found, output, depfile)
             self.out += found.stdout
             self.err += found.stderr
         else:
+            directory = os.path.join(self.tmp, str(n))
+            os.mkdir(directory)
+            generated = os.path.join(directory, name)
+            command = self._compile_command(source, generated, output, result=result)
             with open(generated, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text)
             proc = self._run(command, capture=True)
@@ -363,9 +401,10 @@ class _Build:
         from s2s.driver.compile_cache import object_key
 
         cache, optimize_key = cached
-        normalized = [arg.replace(self.tmp, "<tmp>") for arg in command]
-        return cache, object_key(optimize_key=optimize_key, text=text, command=normalized, cwd=os.getcwd(),
-                                 compilers=[shutil.which(word) or word for word in self.cfg.compiler])
+        if self._tmp is not None:   # (an output in the scratch directory: a compile-and-link command)
+            command = [arg.replace(self._tmp, _SCRATCH_IN_KEYS) for arg in command]
+        return cache, object_key(optimize_key=optimize_key, text=text, command=command, cwd=os.getcwd(),
+                                 compilers=[_resolved(word) for word in self.cfg.compiler])
 
     def _compile_command(self, source: InputFile, path: str, output: str,
                          result: PipelineResult | None = None) -> list[str]:

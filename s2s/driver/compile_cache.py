@@ -23,12 +23,10 @@ import base64
 import hashlib
 import json
 import os
-import random
-import tempfile
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from s2s.driver.pipeline import PipelineResult
 from s2s.user_cache import cache_dir
@@ -44,7 +42,7 @@ CODE_PACKAGES = ("s2s", "frontends", "backends")
 LIBRARIES = ("islpy", "pycparser", "pycparserext", "networkx", "numpy")
 # S2S_* variables that do not change the generated text
 NEUTRAL_VARIABLES = ("S2S_CACHE", "S2S_CACHE_SIZE", "S2S_CACHE_DIR", "S2S_KEEP", "S2S_NEST_TIMES", "S2S_CC_DEPTH",
-                     "S2S_TIMEOUT", "S2S_ALIGN_LOOPS")
+                     "S2S_TIMEOUT", "S2S_ALIGN_LOOPS", "S2S_SERVER", "S2S_SERVER_IDLE", "S2S_SERVER_DIR")
 
 
 def default_directory(env: Mapping[str, str]) -> Path:
@@ -229,6 +227,8 @@ class CompileCache:
         path = self._path(key, suffix)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile   # (imported where an entry is written: s2s-cc's start-up time matters)
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -239,6 +239,8 @@ class CompileCache:
                 raise
         except OSError:
             return
+        import random
+
         if random.random() < TRIM_CHANCE:
             self.trim()
 

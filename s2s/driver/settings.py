@@ -44,6 +44,10 @@ flag                environment            meaning
                                            ``$XDG_CACHE_HOME/s2s/cc``, else ``~/.cache/s2s/cc``);
                                            ``off``: no cache
 ``--s2s-cache-size=N`` ``S2S_CACHE_SIZE=N``  the cache's limit (``512M`` by default; ``k``/``M``/``G``)
+``--s2s-server=S``  ``S2S_SERVER=S``       ``on`` (default): the optimize step runs in a warm server
+                                           process that s2s-cc starts and that leaves after
+                                           ``S2S_SERVER_IDLE`` seconds (120) without work
+                                           (optimize_server.py); ``off``: in each s2s-cc process
 ``--s2s-disable``   ``S2S_DISABLE=1``      pure pass-through to the real compiler
 (none)              ``S2S_INJECT_FAULT=W`` testing hook: ``pipeline`` raises inside the optimize step,
                                            ``timeout`` makes it hang, ``compile`` makes the generated
@@ -67,6 +71,7 @@ TARGETS = ("c", "openmp")
 FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ALIGN_LOOPS = 64
+DEFAULT_SERVER_IDLE = 120.0   # seconds
 LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
@@ -103,6 +108,8 @@ class DriverSettings:
     cache_size: int = 512 * 1024 * 1024
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
     align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
+    server: bool = True   # the optimize step in a warm server process (optimize_server.py)
+    server_idle: float = DEFAULT_SERVER_IDLE   # seconds a server waits for work before it leaves
     disable: bool = False
     inject_fault: str | None = None  # testing hook, see the module docstring
     warnings: tuple[str, ...] = ()  # problems met while reading the settings, one line each
@@ -234,6 +241,17 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
             align_loops = DEFAULT_ALIGN_LOOPS
             warnings.append(f"{origin}={value!r} is not 0 or a power of two; using {DEFAULT_ALIGN_LOOPS}")
 
+    server_idle = DEFAULT_SERVER_IDLE
+    value, origin = raw("server-idle")
+    if value:
+        try:
+            server_idle = float(value)
+            if not server_idle > 0:
+                raise ValueError(value)
+        except ValueError:
+            server_idle = DEFAULT_SERVER_IDLE
+            warnings.append(f"{origin}={value!r} is not a positive number of seconds; using {DEFAULT_SERVER_IDLE:g}")
+
     from s2s.driver import compile_cache
 
     cache_dir: str | None = str(compile_cache.default_directory(env))
@@ -278,6 +296,8 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         cache_size=cache_size,
         timeout=timeout,
         align_loops=align_loops,
+        server=choice("server", ("on", "off"), "on") == "on",
+        server_idle=server_idle,
         disable=boolean("disable"),
         inject_fault=fault,
         warnings=tuple(warnings),
