@@ -22,9 +22,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from s2s.driver.compile_cache import (
     CompileCache, code_stamp, labelled_digest, machine_stamp, settings_variables, stat_line,
@@ -109,6 +108,8 @@ def search_directories(compiler: Sequence[str], cpp_args: Sequence[str]) -> list
     """The directories the preprocessor searches for headers with these flags (``cc -E -v``), or
     None where its listing cannot be read."""
     try:
+        import subprocess   # (not on a rebuild: s2s-cc's start-up time matters)
+
         proc = subprocess.run([*compiler, "-E", "-v", *cpp_args, "-x", "c", os.devnull], capture_output=True,
                               text=True, errors="surrogateescape", stdin=subprocess.DEVNULL)
     except OSError:

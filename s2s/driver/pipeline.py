@@ -9,11 +9,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
 
 from s2s.errors import S2SError
 
+TYPE_CHECKING = False   # (typing.TYPE_CHECKING without importing typing: s2s-cc's start-up time matters)
 if TYPE_CHECKING:
     from s2s import ir
 
