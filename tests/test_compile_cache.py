@@ -135,6 +135,32 @@ def test_a_rebuild_without_changes_runs_no_preprocessor(project, monkeypatch):
     assert any(path.endswith("scale.h") for path, _ in json.loads(manifest.read_text())["files"])
 
 
+def test_the_files_of_a_build_share_one_include_search_list(project, monkeypatch):
+    """``cc -E -v`` runs once for a compiler, its flags and directory, not once a file."""
+    tmp, runs = project
+    from s2s.driver import include_manifest
+
+    listings: list[tuple[str, ...]] = []
+    real = include_manifest.search_directories
+
+    def counting(compiler, cpp_args):
+        listings.append(tuple(cpp_args))
+        return real(compiler, cpp_args)
+
+    monkeypatch.setattr(include_manifest, "search_directories", counting)
+    (tmp / "k2.c").write_text(KERNEL.replace("kernel(", "kernel2("))
+    assert build() == 0
+    assert cc_mod.main(["--s2s-cc=cc", "--s2s-timeout=0", "-O2", "-c", "k2.c", "-o", "k2.o"]) == 0
+    assert len(runs) == 2 and len(listings) == 1
+    (tmp / "b").mkdir()
+    (tmp / "scale.h").rename(tmp / "b" / "scale.h")
+    assert build("-Iextra", "-Ib") == 0 and len(listings) == 2   # (other flags: a list of their own)
+    assert build("-Iextra", "-Ib") == 0 and len(runs) == 3 and len(listings) == 2
+    (tmp / "extra").mkdir()   # (named but missing until now: searched first from now on)
+    (tmp / "extra" / "scale.h").write_text("#define SCALE 3.0\n")
+    assert build("-Iextra", "-Ib") == 0 and len(runs) == 4 and len(listings) == 2
+
+
 def test_a_header_that_would_now_be_found_first_is_a_miss(project):
     """``-Ia -Ib`` with ``scale.h`` in b: one added to a is what the preprocessor reads next."""
     tmp, runs = project

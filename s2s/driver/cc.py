@@ -344,7 +344,8 @@ class _Build:
             return None, None, None
         key = compile_cache.cache_key(text=text, preprocessed=preprocessed, path=str(source.path),
                                       cpp_args=cpp_args, options=options, env=self.env, extra_files=extra)
-        include_manifest.record(cache, direct, key, preprocessed, str(source.path), preprocessor, cpp_args, started)
+        include_manifest.record(cache, direct, key, preprocessed, str(source.path),
+                                [_resolved(word) for word in preprocessor], cpp_args, started)
         return cache, key, preprocessed
 
     def _compile_generated(self, n: int, source: InputFile, output: str, result: PipelineResult,

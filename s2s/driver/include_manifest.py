@@ -5,7 +5,8 @@ compiler process per file (15 ms here, a third of what gcc takes to compile a sm
 first build also writes a *manifest*, under a key of the file's own text, the preprocessor flags,
 the settings, the compiler, the directory and the variables that move the include search list
 (``CPATH`` ...). It holds the optimize step's key, a SHA-256 of every file the preprocessor read
-(from its line markers), and of every directory of the include search list (``cc -E -v``) and
+(from its line markers), and of every directory of the include search list (``cc -E -v``, run
+once for a compiler, its flags and directory and kept in the cache too) and
 every directory a header came from, the names of the headers in it (files with a header's
 suffix). A rebuild finds the manifest, hashes those files and lists those directories again and,
 where nothing changed, takes the key without running the preprocessor (a few milliseconds). A
@@ -30,7 +31,9 @@ from s2s.driver.compile_cache import (
 )
 
 SUFFIX = ".manifest"
+SEARCH_SUFFIX = ".search"   # a preprocessor's include search list
 _LINE_MARKER = re.compile(r'^# \d+ "((?:[^"\\]|\\.)*)"', re.MULTILINE)
+_MISSING_DIRECTORY = re.compile(r'^ignoring nonexistent directory "(.*)"$')   # (gcc's and clang's words)
 _CLOCK_MACROS = re.compile(rb"__(?:DATE|TIME|TIMESTAMP)__")
 _HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inc", ".def", ".tcc", ".ipp"})
 # what else decides which headers gcc and clang read
@@ -83,7 +86,7 @@ def record(cache: CompileCache, key: str, optimize_key: str, preprocessed: str, 
     (``preprocessed``: its text, made from ``started_ns`` on; ``source``: its path); nothing
     where one cannot be made, or where a file changed since the preprocessor began (its text
     may be older than what the manifest would say)."""
-    search = search_directories(compiler, cpp_args)
+    search = _kept_search_directories(cache, compiler, cpp_args)
     if search is None:
         return
     named = (f.replace("\\\\", "\\") for f in _LINE_MARKER.findall(preprocessed))   # (as cpp escapes them)
@@ -104,9 +107,26 @@ def record(cache: CompileCache, key: str, optimize_key: str, preprocessed: str, 
     cache.store_entry(key, SUFFIX, {"key": optimize_key, "files": found, "directories": listed})
 
 
+def _kept_search_directories(cache: CompileCache, compiler: Sequence[str], cpp_args: Sequence[str]) -> list[str] | None:
+    """``search_directories``, kept in ``cache`` under the compiler (its executables as PATH
+    resolves them), the flags, the directory and the variables that move the list: the files of
+    a build share one listing, one ``cc -E -v`` a build rather than one a file."""
+    key = labelled_digest([
+        ("search list", "1"), ("compiler", "\n".join(stat_line(c) for c in compiler)),
+        ("cpp", "\0".join(cpp_args)), ("cwd", os.getcwd()),
+        ("preprocessor env", "\0".join(f"{k}={os.environ[k]}" for k in _PREPROCESSOR_VARIABLES if k in os.environ))])
+    kept = cache.load_entry(key, SEARCH_SUFFIX)
+    if kept is not None and isinstance(kept.get("directories"), list):
+        return [str(d) for d in kept["directories"]]
+    search = search_directories(compiler, cpp_args)
+    if search is not None:
+        cache.store_entry(key, SEARCH_SUFFIX, {"directories": search})
+    return search
+
+
 def search_directories(compiler: Sequence[str], cpp_args: Sequence[str]) -> list[str] | None:
-    """The directories the preprocessor searches for headers with these flags (``cc -E -v``), or
-    None where its listing cannot be read."""
+    """The directories the preprocessor searches for headers with these flags (``cc -E -v``),
+    those it would search but that do not exist first, or None where its listing cannot be read."""
     try:
         import subprocess   # (not on a rebuild: s2s-cc's start-up time matters)
 
@@ -120,8 +140,10 @@ def search_directories(compiler: Sequence[str], cpp_args: Sequence[str]) -> list
         end = next(k for k, line in enumerate(lines) if line.startswith("End of search list"))
     except StopIteration:
         return None
-    return [line.strip().removesuffix(" (framework directory)") for line in lines[start + 1:end]
-            if line.startswith(" ")]
+    # (a directory the flags name that does not exist yet is searched once it does)
+    missing = [m.group(1) for m in map(_MISSING_DIRECTORY.match, lines[:start]) if m]
+    return missing + [line.strip().removesuffix(" (framework directory)") for line in lines[start + 1:end]
+                      if line.startswith(" ")]
 
 
 def _mtime_ns(path: str) -> int:
