@@ -175,6 +175,20 @@ def test_a_header_that_would_now_be_found_first_is_a_miss(project):
     assert build("-Ia", "-Ib") == 0 and len(runs) == 2
 
 
+def test_a_header_added_in_a_subdirectory_searched_first_is_a_miss(project):
+    """``#include "sub/scale.h"`` under ``-Ia -Ib``, read from b/sub: a/sub made with one in it."""
+    tmp, runs = project
+    (tmp / "k.c").write_text(KERNEL.replace('"scale.h"', '"sub/scale.h"'))
+    (tmp / "scale.h").unlink()
+    (tmp / "b" / "sub").mkdir(parents=True)
+    (tmp / "b" / "sub" / "scale.h").write_text("#define SCALE 2.0\n")
+    (tmp / "a").mkdir()
+    assert build("-Ia", "-Ib") == 0 and build("-Ia", "-Ib") == 0 and len(runs) == 1
+    (tmp / "a" / "sub").mkdir()
+    (tmp / "a" / "sub" / "scale.h").write_text("#define SCALE 5.0\n")
+    assert build("-Ia", "-Ib") == 0 and len(runs) == 2
+
+
 def test_files_that_read_the_clock_get_no_manifest(project):
     tmp, runs = project
     (tmp / "scale.h").write_text('#define SCALE 2.0\nstatic const char *built = __DATE__;\n')

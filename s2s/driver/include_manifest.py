@@ -10,10 +10,11 @@ once for a compiler, its flags and directory and kept in the cache too) and
 every directory a header came from, the names of the headers in it (files with a header's
 suffix). A rebuild finds the manifest, hashes those files and lists those directories again and,
 where nothing changed, takes the key without running the preprocessor (a few milliseconds). A
-header added where it would be found first is a new name in such a directory, so a miss too;
-objects, dependency files and build directories made beside the sources are not headers. (Not
-seen: a header added in a new subdirectory of a directory searched earlier, ``a/sub/x.h`` where
-``b/sub/x.h`` was read; ccache's direct mode checks no directory at all.) Not for files that use
+header added where it would be found first is a new name in such a directory, so a miss too,
+and so is one added in a subdirectory that a header came from in another such directory
+(``a/sub/x.h`` where ``b/sub/x.h`` was read: ``a/sub`` is listed, missing or not; ccache's
+direct mode checks no directory at all); objects, dependency files and build directories made
+beside the sources are not headers. Not for files that use
 ``__DATE__``, ``__TIME__`` or ``__TIMESTAMP__`` (their preprocessed text changes by itself), nor
 where the search list cannot be read, nor where a file it lists is newer than the start of the
 preprocessing (it may have changed after the preprocessor read it; ccache refuses those too).
@@ -101,10 +102,26 @@ def record(cache: CompileCache, key: str, optimize_key: str, preprocessed: str, 
         if _CLOCK_MACROS.search(content) or _mtime_ns(f) >= started_ns:
             return
         found.append((f, hashlib.sha256(content).hexdigest()))
-    directories = dict.fromkeys([*search, os.path.dirname(source) or ".",
-                                 *(os.path.dirname(f) or "." for f in files)])
-    listed = [(d, _names_digest(d)) for d in directories]
+    listed = [(d, _names_digest(d)) for d in _watched_directories(search, source, files)]
     cache.store_entry(key, SUFFIX, {"key": optimize_key, "files": found, "directories": listed})
+
+
+def _watched_directories(search: Sequence[str], source: str, files: Sequence[str]) -> list[str]:
+    """Every directory whose header names decide what the preprocessor reads: each it searches,
+    each a file it read came from, and where a header came from a subdirectory of one of those
+    (``b/sys/x.h`` for ``#include <sys/x.h>`` under ``-Ia -Ib``), that subdirectory of every
+    other (``a/sys``, missing or not: a header added there would be read first)."""
+    roots = list(dict.fromkeys([*search, os.path.dirname(source) or ".", *(os.path.dirname(f) or "." for f in files)]))
+    absolute = [os.path.abspath(r) for r in roots]
+    subdirectories: dict[str, None] = {}
+    for f in files:
+        path = os.path.abspath(f)
+        for root in absolute:
+            if path.startswith(root.rstrip(os.sep) + os.sep):
+                sub = os.path.dirname(path[len(root.rstrip(os.sep)) + 1:])
+                if sub:
+                    subdirectories[sub] = None
+    return list(dict.fromkeys([*roots, *(os.path.join(r, sub) for sub in subdirectories for r in roots)]))
 
 
 def _kept_search_directories(cache: CompileCache, compiler: Sequence[str], cpp_args: Sequence[str]) -> list[str] | None:
