@@ -264,7 +264,8 @@ def test_many_processes_share_one_cache(tmp_path):
     files = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     optimized = [p for p in files if p.suffix == ".json"]
     assert len(optimized) == 1 and json.loads(optimized[0].read_text())["changed"] is True
-    assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json", ".manifest"]   # a compile per output
+    # a compile per output; one optimize step, its manifest and the include search list
+    assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json", ".manifest", ".search"]
 
 
 def test_trim_removes_the_least_recently_used_entries(tmp_path):
