@@ -49,9 +49,11 @@ class _CppArg(argparse.Action):
 def _configure_opt(p: argparse.ArgumentParser) -> None:
     from s2s.driver.settings import MODES, TARGETS
 
-    p.add_argument("input", help="C source file")
+    p.add_argument("input", help="C source file, or an LLVM module (.ll, .bc) whose functions lift to C")
     p.add_argument("-o", "--output", default="-", help="where to write the generated C (default: stdout)")
     p.add_argument("--emit-ir", metavar="FILE", help="also write the IR as JSON")
+    p.add_argument("--rest", metavar="R.ll", help="an LLVM module's functions that do not lift to C go here "
+                                                   "(default: the output's name with .rest.ll)")
     for flag in ("-D", "-U", "-I", "-include", "-imacros", "-isystem", "-iquote", "-idirafter"):
         p.add_argument(flag, action=_CppArg, dest="cpp_args", metavar="ARG", help=argparse.SUPPRESS)
     p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
@@ -85,7 +87,7 @@ _DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (fatal )?error", re.MULTILINE)
 def _run_opt(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+    from s2s.driver.pipeline import LLVM_SUFFIXES, PipelineOptions, optimize_c_file, optimize_llvm_file
     from s2s.errors import S2SError
 
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
@@ -100,8 +102,13 @@ def _run_opt(ns: argparse.Namespace) -> int:
     if not os.path.isfile(ns.input):
         _error(f"{ns.input}: error: no such file")
         return 1
+    residual = None
     try:
-        result = optimize_c_file(str(ns.input), list(ns.cpp_args or []), options)
+        if str(ns.input).endswith(LLVM_SUFFIXES):
+            module = optimize_llvm_file(str(ns.input), options)
+            result, residual = module.c, module.residual
+        else:
+            result = optimize_c_file(str(ns.input), list(ns.cpp_args or []), options)
     except S2SError as exc:
         if exc.location is not None:
             _error(f"{exc.location}: error: {exc.message}")
@@ -113,6 +120,14 @@ def _run_opt(ns: argparse.Namespace) -> int:
     if ns.emit_ir and result.ir_json is None:
         _error(f"{ns.input}: error: --emit-ir: the pipeline produced no IR (mode {ns.mode})")
         return 1
+    if residual is not None:
+        rest = ns.rest or (None if ns.output == "-" else str(Path(ns.output).with_suffix(".rest.ll")))
+        if rest is None:
+            _error(f"{ns.input}: error: some functions stay LLVM IR: name a file for them with --rest")
+            return 1
+        Path(rest).write_text(residual, encoding="utf-8")
+        _error(f"{ns.input}: note: the functions that stay LLVM IR are in {rest} (declaring those in C): "
+               "compile both and link them together")
     if ns.output == "-":
         sys.stdout.write(result.source)
         sys.stdout.flush()

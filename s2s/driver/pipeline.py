@@ -176,6 +176,45 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     )
 
 
+LLVM_SUFFIXES = (".ll", ".bc")
+
+
+@dataclass
+class LLVMResult:
+    """What ``optimize_llvm_file`` made of a module: its lifted functions as optimized C, and the
+    rest of the module (LLVM's text; None when every function moved to C)."""
+
+    c: PipelineResult
+    residual: str | None
+    lifted: list[str]
+    refused: dict[str, str]     # function -> why it stays LLVM IR
+
+
+def optimize_llvm_file(path: str | Path, options: PipelineOptions) -> LLVMResult:
+    """Optimize the functions of an LLVM module (``.ll``, ``.bc``): those that the LLVM front end
+    writes as C (frontends.llvm) go through ``optimize_c_file`` as one C file, whose ``#line``
+    directives name ``<path>.c``; the others stay in the rest of the module, which declares the
+    moved ones. Raises ``S2SError`` where LLVM cannot read the module."""
+    import tempfile
+
+    from frontends.llvm.lift import lift_module
+
+    lifted = lift_module(path)
+    name = Path(path).name + ".c"
+    with tempfile.TemporaryDirectory(prefix="s2s-llvm-") as tmp:
+        source = Path(tmp) / name
+        source.write_text(lifted.c_text)
+        result = optimize_c_file(str(source), [], options)
+    shown = str(Path(path).with_name(name))
+    result.source = result.source.replace(str(source), shown)
+    result.report = [line.replace(str(source), shown) for line in result.report]
+    result.full_report = [line.replace(str(source), shown) for line in result.full_report]
+    stays = [f"{path}: {why}; it stays LLVM IR" for why in lifted.refused.values()]
+    result.report[:0] = stays
+    result.full_report[:0] = stays
+    return LLVMResult(result, lifted.residual, lifted.lifted, lifted.refused)
+
+
 def _left_out_line(path: str, function: str, obstacle) -> tuple[int, str]:
     """(line, report line) of a loop nest that is not a SCoP (an ``s2s.analysis.scop.Obstacle``)."""
     at = obstacle.nest.origin or obstacle.origin

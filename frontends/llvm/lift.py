@@ -1,0 +1,104 @@
+"""A module's functions as one C file, and the rest of the module as LLVM IR.
+
+The functions that have C's shape (to_c.py) become C definitions, in the module's order, after
+prototypes of the functions they call. The others stay in the module, which keeps a declaration
+of each function that moved to C (``residual``): compiled separately and linked, the two make
+the program the module made. A function of internal linkage that moves to C gets a name of its
+own there (``<name>_s2s_<digest>``, external, so that the module's calls reach it) and the
+module's calls of it lose their calling convention (``fastcc``): C's is the platform's.
+A function that calls an internal one which stays in the module stays too (C cannot reach it).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from frontends.llvm.module import Function, Module, read_module
+from frontends.llvm.to_c import LiftRefused, function_to_c, scalar_ctype
+
+
+@dataclass
+class LiftedModule:
+    c_text: str                 # the C file: includes, prototypes, the lifted definitions
+    lifted: list[str]           # the functions it defines (by their LLVM names)
+    refused: dict[str, str]     # the functions it does not, and why
+    residual: str | None        # the module without them (declared instead); None: nothing left
+
+
+def lift_module(path: str | Path | None = None, text: str | None = None) -> LiftedModule:
+    """The functions of the module at ``path`` (or in ``text``) as C (``LLVMReadError`` where
+    LLVM cannot read it)."""
+    return lift(read_module(path, text))
+
+
+def lift(module: Module) -> LiftedModule:
+    digest = hashlib.sha256(module.text.encode()).hexdigest()[:8]
+    defined = [f for f in module.functions if not f.declaration]
+    names = {f.name: f"{f.name}_s2s_{digest}" for f in defined if f.linkage == "internal"}
+    refused: dict[str, str] = {}
+    done: dict[str, object] = {}
+    for f in defined:
+        try:
+            done[f.name] = function_to_c(f, module, names)
+        except LiftRefused as why:
+            refused[f.name] = why.message
+    changed = True
+    while changed:   # (C cannot call an internal function that stays in the module)
+        changed = False
+        for name in list(done):
+            stuck = [c for c in _callees(module, name) if c in refused and c in names]
+            if stuck:
+                refused[name] = f"{name}: it calls {stuck[0]}, which stays in LLVM IR and is internal to it"
+                del done[name]
+                changed = True
+    lifted = [f.name for f in defined if f.name in done]
+    headers = set().union(*(done[n].headers for n in lifted)) if lifted else set()
+    definitions = [done[n].text for n in lifted]
+    prototypes = [p for f in module.functions if f.name not in done and not f.name.startswith("llvm.")
+                  and any(f.name in _callees(module, n) for n in lifted) and (p := _prototype(f)) is not None]
+    prototypes += [f"{done[n].head};" for n in lifted]   # (they call each other in any order)
+    lines = [f"#include <{h}>" for h in sorted(headers)] + prototypes
+    text = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(definitions)
+    residual = _residual(module, [f for f in defined if f.name in done], names) if refused else None
+    return LiftedModule(text, lifted, {n: refused[n] for n in (f.name for f in defined) if n in refused}, residual)
+
+
+def _callees(module: Module, name: str) -> set[str]:
+    f = next(g for g in module.functions if g.name == name)
+    return {i.callee for b in f.blocks for i in b.instructions if i.opcode == "call" and i.callee}
+
+
+def _prototype(f: Function) -> str | None:
+    """A C prototype of ``f`` (pointers as ``void *``), or None where a type has no C spelling here."""
+    if f.name in _LIBM:
+        return None
+    try:
+        ret = scalar_ctype(f.return_type)
+        params = ["void *" if t in ("ptr",) or t.endswith("*") else scalar_ctype(t) for _, t in f.params]
+    except LiftRefused:
+        return None
+    return f"extern {ret} {f.name}({', '.join(params) or 'void'});"
+
+
+def _residual(module: Module, moved: list[Function], names: dict[str, str]) -> str:
+    """``module``'s text with each of ``moved`` declared instead of defined (renamed where
+    ``names`` says, its calls in the platform's calling convention)."""
+    text = module.text
+    for f in moved:
+        new = names.get(f.name, f.name)
+        declaration = f"declare {f.return_type} @{new}({', '.join(t for _, t in f.params)})"
+        text = re.sub(rf"^define [^\n]*@{re.escape(f.name)}\(.*?^\}}\n", declaration + "\n", text,
+                      count=1, flags=re.DOTALL | re.MULTILINE)
+        if new != f.name:
+            text = re.sub(rf"\b(call|invoke) (?:fastcc |coldcc |cc \d+ )?([^@\n]*)@{re.escape(f.name)}\(",
+                          rf"\1 \2@{new}(", text)
+            text = re.sub(rf"@{re.escape(f.name)}\b", f"@{new}", text)
+    return text
+
+
+_LIBM = {"sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "fabs", "fabsf", "sin", "sinf", "cos", "cosf",
+         "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod", "fmodf", "tan", "atan",
+         "atan2", "exp2", "log2", "log10", "round", "trunc", "fma", "copysign", "hypot", "cbrt", "tanh", "memset",
+         "memcpy", "memmove"}

@@ -1,0 +1,196 @@
+"""Reading LLVM IR with llvmlite into a small model of its functions, blocks and instructions.
+
+llvmlite parses textual (``.ll``) and bitcode (``.bc``) modules with the LLVM it carries (older
+modules, typed pointers included, are upgraded as LLVM reads them) and runs three of LLVM's own
+passes first: loop-simplify (a preheader, one latch and dedicated exits per loop), LCSSA (a value
+of a loop used after it goes through a phi of its exit) and the instruction namer (every value and
+block named, so that operands can be told apart). What llvmlite does not expose as attributes
+(predicates, wrap flags, a GEP's element type, branch targets) is read from each instruction's
+text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from s2s.errors import S2SError
+
+
+class LLVMReadError(S2SError):
+    """A module that LLVM cannot read or that does not verify."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """An operand: a named value (``%x``, ``@g``) or a constant, with its LLVM type's text."""
+
+    type: str
+    name: str | None = None     # a local or global value's name, without its sigil
+    constant: str | None = None  # a constant's text (``0``, ``1.500000e+00``, ``0x3FB9...``, ``null``)
+    is_global: bool = False
+
+    @property
+    def is_constant(self) -> bool:
+        return self.constant is not None
+
+
+@dataclass
+class Instruction:
+    name: str | None             # the value it defines (None: none)
+    opcode: str
+    type: str                    # the type of the value it defines (``void`` where none)
+    operands: list[Value]
+    text: str                    # as LLVM prints it
+    predicate: str | None = None  # icmp / fcmp
+    flags: frozenset[str] = frozenset()   # nsw, nuw, exact, inbounds, fast-math flags
+    element_type: str | None = None       # getelementptr's source element type, load's type
+    callee: str | None = None
+    incoming: list[tuple[Value, str]] = field(default_factory=list)   # phi: (value, block)
+    targets: list[str] = field(default_factory=list)                  # br: true target first
+
+
+@dataclass
+class Block:
+    name: str
+    instructions: list[Instruction]
+
+    @property
+    def terminator(self) -> Instruction:
+        return self.instructions[-1]
+
+    @property
+    def successors(self) -> list[str]:
+        return list(self.terminator.targets)
+
+
+@dataclass
+class Function:
+    name: str
+    return_type: str
+    params: list[tuple[str, str]]   # (name, type)
+    blocks: list[Block]
+    declaration: bool = False
+    linkage: str = "external"   # llvmlite's name of the linkage ("internal": C's static)
+
+    def block(self, name: str) -> Block:
+        return next(b for b in self.blocks if b.name == name)
+
+
+@dataclass
+class Module:
+    functions: list[Function]
+    globals: dict[str, str]   # name -> value type of the module's global variables
+    text: str                 # the module as read and prepared, in LLVM's text
+
+
+def read_module(path: str | Path | None = None, text: str | None = None) -> Module:
+    """The module of ``path`` (``.ll`` or ``.bc``) or of ``text``, prepared (module docstring)."""
+    import llvmlite.binding as llvm
+
+    try:
+        if text is not None:
+            module = llvm.parse_assembly(text)
+        elif str(path).endswith(".bc"):
+            module = llvm.parse_bitcode(Path(path).read_bytes())
+        else:
+            module = llvm.parse_assembly(Path(path).read_text())
+        module.verify()
+    except RuntimeError as exc:
+        raise LLVMReadError(f"{path or 'module'}: LLVM cannot read it: {str(exc).strip().splitlines()[0]}") from None
+    _prepare(module)
+    functions = [_function(f) for f in module.functions]
+    globals_ = {g.name: str(g.global_value_type) for g in module.global_variables}
+    return Module(functions, globals_, str(module))
+
+
+def _prepare(module) -> None:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options())
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_loop_simplify_pass()
+    passes.add_lcssa_pass()
+    passes.add_instruction_namer_pass()
+    passes.run(module, builder)
+
+
+_TARGET = re.compile(r"label %([-\w.$]+)")
+_FLAGS = ("nsw", "nuw", "exact", "inbounds", "fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn",
+          "reassoc", "disjoint", "nneg", "samesign")
+_CALLEE = re.compile(r"call [^@%]*[@%]([-\w.$]+)\(")
+
+
+def _function(f) -> Function:
+    params = [(a.name, str(a.type)) for a in f.arguments]
+    linkage = f.linkage.name
+    if f.is_declaration:
+        return Function(f.name, _return_type(f), params, [], declaration=True, linkage=linkage)
+    blocks = [Block(b.name, [_instruction(i) for i in b.instructions]) for b in f.blocks]
+    return Function(f.name, _return_type(f), params, blocks, linkage=linkage)
+
+
+def _return_type(f) -> str:
+    return str(f.global_value_type).split(" (", 1)[0]
+
+
+def _instruction(i) -> Instruction:
+    text = str(i).strip()
+    opcode = i.opcode
+    head = text.split(" = ", 1)[1] if " = " in text and text.startswith("%") else text
+    words = head.replace(",", " ").split()
+    flags = frozenset(w for w in words[1:6] if w in _FLAGS)
+    operands = [_value(o) for o in i.operands]
+    inst = Instruction(i.name or None, opcode, str(i.type), operands, text, flags=flags)
+    if opcode in ("icmp", "fcmp"):
+        inst.predicate = next(w for w in words[1:] if w not in _FLAGS)
+    elif opcode == "getelementptr":
+        after = head.split("getelementptr", 1)[1].split()
+        inst.element_type = _type_at(" ".join(w for w in after if w not in _FLAGS and not w.startswith("inrange")))
+    elif opcode == "load":
+        inst.element_type = str(i.type)
+    elif opcode == "call":
+        match = _CALLEE.search(text)
+        inst.callee = match.group(1) if match else None
+        operands.pop()   # (the callee is the last operand)
+    elif opcode == "phi":
+        inst.incoming = list(zip(operands, [b.name for b in i.incoming_blocks]))
+    if opcode in ("br", "switch"):
+        targets = _TARGET.findall(text)
+        inst.targets = targets
+        if opcode == "br" and len(targets) == 2:
+            inst.operands = operands[:1]
+    return inst
+
+
+def _type_at(text: str) -> str:
+    """The LLVM type that ``text`` starts with (brackets, braces and vectors balanced)."""
+    depth = 0
+    for k, ch in enumerate(text):
+        if ch in "[{<":
+            depth += 1
+        elif ch in "]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return text[:k].strip()
+        elif ch == " " and depth == 0 and k > 0:
+            return text[:k].strip()
+    return text.strip()
+
+
+def _value(o) -> Value:
+    import llvmlite.binding as llvm
+
+    type_text = str(o.type)
+    kind = o.value_kind
+    if kind in (llvm.ValueKind.argument, llvm.ValueKind.instruction, llvm.ValueKind.basic_block):
+        return Value(type_text, name=o.name)
+    if kind in (llvm.ValueKind.global_variable, llvm.ValueKind.function):
+        return Value(type_text, name=o.name, is_global=True)
+    text = str(o).strip()
+    if text.startswith(type_text + " "):
+        text = text[len(type_text) + 1:]
+    return Value(type_text, constant=text)

@@ -1,0 +1,741 @@
+"""An LLVM function as structured C: counted loops as ``for`` loops, branches as ``if``/``else``,
+memory through pointer parameters as subscripts (``p[i * n + j]``), so that the C front end lifts
+it like code a person wrote.
+
+Values: a pure instruction (arithmetic, a compare, a cast, ``select``, ``getelementptr``, a call
+of a math function or intrinsic) is written into the expressions that use it; a load or another
+call is a local variable set where LLVM has it; a phi is a variable set on every edge into its
+block (a loop's at its entry and at the end of each iteration, several at once through
+temporaries, as phis are parallel copies). A value of a loop used after it (through the exit's
+phi) is a variable declared before the loop, unless it is what a header phi takes on the back
+edge, which the phi's variable then holds. Integer arithmetic without ``nsw`` wraps in LLVM, so
+it is written in unsigned C types; ``nsw`` arithmetic, ``sdiv`` and the signed compares in C's
+signed types.
+
+What does not have this shape is refused with the reason (``LiftRefused``): the caller keeps the
+function as LLVM IR.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+
+from frontends.llvm.control import ControlFlow, CountedLoop, Loop
+from frontends.llvm.module import Function, Instruction, Module, Value
+from s2s.errors import S2SError
+
+
+MAX_COPIES = 8   # a block reached from several branches is written once for each, up to this
+
+
+class LiftRefused(S2SError):
+    """A function that this front end does not turn into C; the message says what stopped it."""
+
+
+_INT = {"i1": "int", "i8": "signed char", "i16": "short", "i32": "int", "i64": "long long"}
+_UINT = {"i1": "unsigned", "i8": "unsigned char", "i16": "unsigned short", "i32": "unsigned",
+         "i64": "unsigned long long"}
+_FLOAT = {"float": "float", "double": "double"}
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "fadd": "+", "fsub": "-",
+           "fmul": "*", "fdiv": "/"}
+_CASTS = ("sext", "zext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc")
+_PURE = set(_BINARY) | set(_CASTS) | {"bitcast", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "frem", "fneg", "icmp",
+                                      "fcmp", "select", "getelementptr", "freeze"}
+# math functions and intrinsics that read nothing and change nothing, by their C name
+_MATH = {"sqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "pow", "fabs", "floor", "ceil",
+         "round", "trunc", "fmin", "fmax", "fma", "copysign", "atan", "atan2", "asin", "acos", "sinh", "cosh",
+         "tanh", "cbrt", "hypot", "expm1", "log1p"}
+_INTRINSIC_MATH = {"minnum": "fmin", "maxnum": "fmax", "fabs": "fabs", "sqrt": "sqrt", "exp": "exp", "exp2": "exp2",
+                   "log": "log", "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "pow": "pow",
+                   "floor": "floor", "ceil": "ceil", "round": "round", "trunc": "trunc", "fma": "fma",
+                   "copysign": "copysign"}
+
+
+@dataclass
+class LiftedFunction:
+    name: str
+    text: str                 # its C definition
+    headers: set[str] = field(default_factory=set)
+    head: str = ""            # its declarator (a prototype with a semicolon after it)
+
+
+def function_to_c(function: Function, module: Module, names: dict[str, str] | None = None) -> LiftedFunction:
+    """``function`` as a C definition, or ``LiftRefused``; ``names``: the C names of functions
+    that C gives another name than LLVM (the module's internal ones, lifted.py)."""
+    return _Writer(function, module, names or {}).function()
+
+
+class _Writer:
+    def __init__(self, function: Function, module: Module, names: dict[str, str]):
+        self.f = function
+        self.module = module
+        self.function_names = names
+        self.cf = ControlFlow(function)
+        if self.cf.problems:
+            raise LiftRefused(f"{function.name}: {self.cf.problems[0]}")
+        self.insts: dict[str, Instruction] = {}
+        self.defined_in: dict[str, str] = {}
+        for b in function.blocks:
+            for i in b.instructions:
+                if i.name:
+                    self.insts[i.name] = i
+                    self.defined_in[i.name] = b.name
+        self.params = {name: type_ for name, type_ in function.params}
+        self.c_names: dict[str, str] = {}
+        self.taken: set[str] = set()
+        for name, _ in function.params:
+            self._name(name)
+        self.pointee = self._pointee_types()
+        self.headers: set[str] = set()
+        self.counted: dict[str, CountedLoop] = {}
+        for header, loop in self.cf.loops.items():
+            found = self.cf.counted(loop, self.defined_in)
+            if isinstance(found, str):
+                raise LiftRefused(f"{function.name}: the loop at {header} is not counted: {found}")
+            exiting = {b for b in loop.blocks for s in self.cf.graph.successors(b) if s not in loop.blocks}
+            if exiting != {loop.latch} or len(loop.exits) != 1:
+                raise LiftRefused(f"{function.name}: the loop at {header} is left from inside its body")
+            self.counted[header] = found
+        self.induced = self._induced()
+        # values of a loop that its exit's phis read: kept in variables declared before it
+        self.live_out: dict[str, Loop] = {}
+        self.back_value: dict[str, str] = {}   # value -> the header phi whose back-edge value it is
+        for loop in self.cf.loops.values():
+            for phi in self._phis(loop.header):
+                for v, b in phi.incoming:
+                    if (b == loop.latch and v.name and v.name != self.counted[loop.header].increment.name
+                            and phi.name not in self.induced):
+                        self.back_value.setdefault(v.name, phi.name)
+            for exit_ in loop.exits:
+                for phi in self._phis(exit_):
+                    for v, b in phi.incoming:
+                        if b in loop.blocks and v.name and self.defined_in.get(v.name) in loop.blocks:
+                            if self.back_value.get(v.name) not in {p.name for p in self._phis(loop.header)}:
+                                self.live_out[v.name] = loop
+        self.inlined_loads = self._loads_to_inline()
+        self.lines: list[str] = []
+        self.depth = 1
+        self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
+
+    def _induced(self) -> dict[str, tuple[str, Value, int]]:
+        """Header phis that step with the loop's counter (``p = c; ... p += k`` beside ``i += 1``,
+        the trip count of a triangular inner loop that LLVM's induction variable pass makes):
+        each is ``c + (i - init) / step * k``, written as that (an affine bound, not a variable
+        written in the loop). By phi: (header, entry value, k / step)."""
+        found: dict[str, tuple[str, Value, int]] = {}
+        for header, counted in self.counted.items():
+            loop = self.cf.loops[header]
+            for phi in self._phis(header):
+                if phi is counted.phi or len(phi.incoming) != 2:
+                    continue
+                back = next((v for v, b in phi.incoming if b == loop.latch), None)
+                entry = next((v for v, b in phi.incoming if b != loop.latch), None)
+                step_inst = self.insts.get(back.name or "") if back is not None else None
+                if step_inst is None or step_inst.opcode != "add" or "nsw" not in step_inst.flags:
+                    continue
+                ops = step_inst.operands
+                k = (int(ops[1].constant) if ops[0].name == phi.name and ops[1].is_constant else
+                     int(ops[0].constant) if ops[1].name == phi.name and ops[0].is_constant else None)
+                if k is None or k % counted.step or phi.type not in _INT or entry is None:
+                    continue
+                if entry.name and self.defined_in.get(entry.name) in loop.blocks:
+                    continue
+                found[phi.name] = (header, entry, k // counted.step)
+        return found
+
+    def _induced_value(self, name: str) -> str:
+        header, entry, per_step = self.induced[name]
+        counted = self.counted[header]
+        var, init = self._name(counted.phi.name), self._expr(counted.init)
+        moved = var if init in ("0", "0LL") else f"({var} - {init})"
+        scaled = moved if per_step == 1 else f"{moved} * {per_step}"
+        return f"({self._expr(entry)} + {scaled})"
+
+    def _loads_to_inline(self) -> set[str]:
+        """Loads written into the one statement that uses them (``A[i][j] = A[i][j] * b``, as a
+        person writes it, rather than a temporary per load): where every use of the load, through
+        pure instructions, ends in one statement of its own block, or in the phis of an edge
+        leaving that block, and nothing between the load and there may write memory."""
+        users: dict[str, list[tuple[Instruction | None, str]]] = {}
+        for b in self.f.blocks:
+            for i in b.instructions:
+                if i.opcode == "phi":
+                    for v, source in i.incoming:
+                        if v.name:
+                            users.setdefault(v.name, []).append((None, source))   # (at the end of source)
+                else:
+                    for v in i.operands:
+                        if v.name:
+                            users.setdefault(v.name, []).append((i, b.name))
+        chosen: set[str] = set()
+        for b in self.f.blocks:
+            order = {id(i): k for k, i in enumerate(b.instructions)}
+            for k, load in enumerate(b.instructions):
+                if load.opcode != "load" or load.name in self.live_out:
+                    continue
+                sinks: set[int] = set()
+                todo, ok = [load.name], True
+                while todo and ok:
+                    for user, where in users.get(todo.pop(), []):
+                        if where != b.name:
+                            ok = False
+                        elif user is None:
+                            sinks.add(len(b.instructions))
+                        elif (user.opcode in _PURE or self._pure_call(user)) and user.name not in self.live_out:
+                            todo.append(user.name)
+                        else:
+                            sinks.add(order[id(user)])
+                if not ok or len(sinks) != 1:
+                    continue
+                end = sinks.pop()
+                if end <= k or any(self._writes_memory(i) for i in b.instructions[k + 1:end]):
+                    continue
+                chosen.add(load.name)
+        return chosen
+
+    def _writes_memory(self, i: Instruction) -> bool:
+        return i.opcode == "store" or i.opcode == "call" and not self._pure_call(i) or i.opcode not in _READS_ONLY
+
+    # ---- names and types --------------------------------------------------------------------------
+    def _name(self, llvm_name: str) -> str:
+        if llvm_name not in self.c_names:
+            base = "v_" + re.sub(r"\W", "_", llvm_name).strip("_") if not re.fullmatch(r"[A-Za-z_]\w*", llvm_name) \
+                else llvm_name
+            name, k = base, 1
+            while name in self.taken or name in _C_RESERVED:
+                name, k = f"{base}_{k}", k + 1
+            self.taken.add(name)
+            self.c_names[llvm_name] = name
+        return self.c_names[llvm_name]
+
+    def _ctype(self, llvm_type: str, where: str) -> str:
+        if llvm_type in _INT:
+            return _INT[llvm_type]
+        if llvm_type in _FLOAT:
+            return _FLOAT[llvm_type]
+        if llvm_type == "void":
+            return "void"
+        raise LiftRefused(f"{self.f.name}: {where} has the type {llvm_type}, which this front end does not write")
+
+    def _pointee_types(self) -> dict[str, str]:
+        """The type each pointer parameter points to: what its getelementptrs index (a scalar,
+        or an array type for C's ``double A[][M]``), or what is loaded or stored through it."""
+        indexed: dict[str, set[str]] = {}
+        accessed: dict[str, set[str]] = {}
+        for i in self.insts.values():
+            if i.opcode == "getelementptr" and i.operands[0].name in self.params:
+                indexed.setdefault(i.operands[0].name, set()).add(i.element_type or "")
+            elif i.opcode == "load" and i.operands[0].name in self.params:
+                accessed.setdefault(i.operands[0].name, set()).add(i.type)
+            elif i.opcode == "store" and i.operands[1].name in self.params:
+                accessed.setdefault(i.operands[1].name, set()).add(i.operands[0].type)
+        out = {}
+        for name, type_ in self.f.params:
+            if type_ != "ptr" and not type_.endswith("*"):
+                continue
+            kinds = indexed.get(name, set()) or accessed.get(name, set())
+            if len(kinds) > 1:
+                raise LiftRefused(f"{self.f.name}: the pointer {name} is used as {' and '.join(sorted(kinds))}")
+            kind = next(iter(kinds), "double")
+            element, _dims = _array_shape(kind)
+            if any(_array_shape(k)[0] != element for k in accessed.get(name, set())):
+                raise LiftRefused(f"{self.f.name}: the pointer {name} is read as another type than {kind}")
+            self._ctype(element, f"the data of {name}")
+            out[name] = kind
+        return out
+
+    def _parameter(self, name: str) -> str:
+        """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``."""
+        element, dims = _array_shape(self.pointee[name])
+        if not dims:
+            return f"{self._ctype(element, name)} *{self._name(name)}"
+        return f"{self._ctype(element, name)} {self._name(name)}[]{''.join(f'[{d}]' for d in dims)}"
+
+    def _phis(self, block: str) -> list[Instruction]:
+        return [i for i in self.f.block(block).instructions if i.opcode == "phi"]
+
+    # ---- the function -----------------------------------------------------------------------------
+    def function(self) -> LiftedFunction:
+        params = []
+        for name, type_ in self.f.params:
+            if name in self.pointee:
+                params.append(self._parameter(name))
+            else:
+                params.append(f"{self._ctype(type_, f'the parameter {name}')} {self._name(name)}")
+        ret = self._ctype(self.f.return_type, "its result")
+        self._declare_phis(None)
+        self._hoist()
+        self._region(self.cf.entry, None, None)
+        body = "\n".join(self.lines)
+        head = f"{ret} {self.function_names.get(self.f.name, self.f.name)}({', '.join(params) or 'void'})"
+        return LiftedFunction(self.f.name, f"{head}\n{{\n{body}\n}}\n", self.headers, head)
+
+    def _emit(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def _declare_phis(self, loop: Loop | None) -> None:
+        """Declare the phis of the blocks directly in ``loop`` (None: the function) that are no
+        header's, and the values kept past the loops directly inside it."""
+        for b in self.f.blocks:
+            if b.name not in self.cf.graph or self.cf.loop_of(b.name) is not loop or b.name in self.cf.loops:
+                continue
+            for phi in self._phis(b.name):
+                self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)};")
+        for value, inner in self.live_out.items():
+            if inner.parent is loop:
+                i = self.insts[value]
+                self._emit(f"{self._ctype(i.type, value)} {self._out_name(value)};")
+
+    def _out_name(self, value: str) -> str:
+        """The variable that holds a value of a loop after it: the value's own, but for a phi,
+        whose own variable moves on to the next iteration's value (or lives in the for header)."""
+        return self._name(value + ".out") if self.insts[value].opcode == "phi" else self._name(value)
+
+    def _region(self, block: str | None, stop: str | None, loop: Loop | None) -> None:
+        """Write the blocks from ``block`` until ``stop`` (inside ``loop``: until its latch's end)."""
+        while block is not None and block != stop:
+            here = self.cf.loops.get(block)
+            if here is not None and here is not loop:
+                self._loop(here)
+                block = here.exits[0]
+                continue
+            b = self.f.block(block)
+            self.written[block] = self.written.get(block, 0) + 1
+            if self.written[block] > MAX_COPIES:
+                raise LiftRefused(f"{self.f.name}: {block} would be written more than {MAX_COPIES} times "
+                                  "(control flow that is no nest of ifs)")
+            for i in b.instructions[:-1]:
+                self._statement(i, loop)
+            term = b.terminator
+            if loop is not None and block == loop.latch:
+                self._edge_copies(block, loop.header, loop)
+                return
+            if term.opcode == "ret":
+                self._emit(f"return {self._expr(term.operands[0])};" if term.operands else "return;")
+                return
+            if term.opcode == "unreachable":
+                self._emit("__builtin_unreachable();")
+                return
+            if term.opcode != "br":
+                raise LiftRefused(f"{self.f.name}: {term.opcode} in {block}")
+            if len(term.targets) == 1:
+                target = term.targets[0]
+                self._edge_copies(block, target, loop)
+                block = target
+                continue
+            join = self.cf.join(block)
+            if loop is not None and join is not None and join not in loop.blocks:
+                raise LiftRefused(f"{self.f.name}: a branch in {block} leaves its loop")
+            then, other = term.targets
+            self._emit(f"if ({self._expr(term.operands[0])}) {{")
+            self._branch(block, then, join, loop)
+            if other != join or self._phis(other):
+                self._emit("} else {")
+                self._branch(block, other, join, loop)
+            self._emit("}")
+            block = join
+        return
+
+    def _branch(self, source: str, target: str, join: str | None, loop: Loop | None) -> None:
+        self.depth += 1
+        self._edge_copies(source, target, loop)
+        if target != join:
+            self._region(target, join, loop)
+        self.depth -= 1
+
+    def _loop(self, loop: Loop) -> None:
+        counted = self.counted[loop.header]
+        var = self._name(counted.phi.name)
+        ctype = self._ctype(counted.phi.type, "an induction variable")
+        entry = loop.preheader
+        for phi in self._phis(loop.header):
+            if phi is counted.phi or phi.name in self.induced:
+                continue
+            value = next(v for v, b in phi.incoming if b == entry)
+            self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)} = {self._expr(value)};")
+        init = self._expr(counted.init)
+        bound = self._expr(counted.bound)
+        if counted.bound_offset:
+            bound = f"({bound} + {counted.bound_offset})"
+        if counted.unsigned:
+            unsigned = _UINT[counted.phi.type]
+            left, bound = f"({unsigned}){var}", f"({unsigned}){bound}"
+        else:
+            left = var
+        step = counted.step
+        if counted.test != "!=":
+            # (a rotated loop runs once before its first test: the bound lets the first iteration by)
+            first = f"({init} + {step})" if counted.test in ("<", ">") else init
+            pick = ">" if counted.test in ("<", "<=") else "<"
+            if counted.unsigned:
+                first = f"({_UINT[counted.phi.type]}){first}"
+            bound = f"({bound} {pick} {first} ? {bound} : {first})"
+        increment = f"{var}++" if step == 1 else f"{var}--" if step == -1 else f"{var} += {step}"
+        self._emit(f"for ({ctype} {var} = {init}; {left} {counted.test} {bound}; {increment}) {{")
+        self.depth += 1
+        self._declare_phis(loop)
+        self._region(loop.header, None, loop)
+        self.depth -= 1
+        self._emit("}")
+        self._edge_copies(loop.latch, loop.exits[0], loop.parent, leaving=loop)
+
+    def _edge_copies(self, source: str, target: str, loop: Loop | None, leaving: Loop | None = None) -> None:
+        """The phis of ``target`` set as the edge from ``source`` sets them (all at once)."""
+        if target in self.cf.loops and source == self.cf.loops[target].preheader:
+            return   # (a loop sets its phis' first values itself: _loop)
+        copies = []
+        counted = self.counted.get(target)
+        for phi in self._phis(target):
+            if counted is not None and (phi is counted.phi or phi.name in self.induced):
+                continue
+            value = next(v for v, b in phi.incoming if b == source)
+            if leaving is not None and value.name in self.live_out:
+                copies.append((phi, self._out_name(value.name)))
+            elif leaving is not None and value.name in self.back_value:
+                copies.append((phi, self._name(self.back_value[value.name])))
+            else:
+                copies.append((phi, self._expr(value)))
+        if len(copies) == 1:
+            phi, text = copies[0]
+            self._emit(f"{self._name(phi.name)} = {text};")
+        elif copies:
+            self._emit("{")
+            temps = []
+            for phi, text in copies:
+                temp = self._name(phi.name + ".next")
+                temps.append((phi, temp))
+                self._emit(f"  {self._ctype(phi.type, phi.name)} {temp} = {text};")
+            for phi, temp in temps:
+                self._emit(f"  {self._name(phi.name)} = {temp};")
+            self._emit("}")
+
+    # ---- statements and expressions ---------------------------------------------------------------
+    def _statement(self, i: Instruction, loop: Loop | None) -> None:
+        if self._named_outside_loops(i):
+            if i.name in self.hoisted:
+                return
+            # (a value computed before the loops, a size such as (long long)n: a name the
+            # subscripts inside them can use as a parameter)
+            self._emit(f"const {self._ctype(i.type, i.name)} {self._name(i.name)} = {self._value_of(i)};")
+            return
+        if i.opcode == "phi" or (i.opcode in _PURE and i.name) or self._pure_call(i):
+            if i.name in self.live_out:
+                self._emit(f"{self._out_name(i.name)} = {self._value_of(i)};")
+            return
+        if i.opcode == "store":
+            value, pointer = i.operands
+            self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
+            return
+        if i.opcode == "load":
+            if i.name in self.inlined_loads:
+                return
+            text = self._lvalue(i.operands[0], i.type)
+            if i.name in self.live_out:
+                self._emit(f"{self._name(i.name)} = {text};")
+            else:
+                self._emit(f"{self._ctype(i.type, i.name)} {self._name(i.name)} = {text};")
+            return
+        if i.opcode == "call":
+            text = self._call(i)
+            if i.type == "void" or not i.name:
+                self._emit(f"{text};")
+            elif i.name in self.live_out:
+                self._emit(f"{self._name(i.name)} = {text};")
+            else:
+                self._emit(f"{self._ctype(i.type, i.name)} {self._name(i.name)} = {text};")
+            return
+        raise LiftRefused(f"{self.f.name}: {i.opcode} ({i.text[:60]})")
+
+    def _hoist(self) -> None:
+        """Values of parameters computed outside every loop (sizes such as ``(long long)n``),
+        named once at the start, so that the guards and loops after them read one name; not
+        divisions, which may trap where the guard would have stopped them."""
+        self.hoisted: set[str] = set()
+        ready = set(self.params)
+        pending = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions
+                   if self._named_outside_loops(i) and i.opcode not in _TRAPS]
+        seen: dict[str, str] = {}
+        progress = True
+        while pending and progress:
+            progress = False
+            for i in list(pending):
+                if all(v.is_constant or v.name in ready for v in i.operands):
+                    text = f"{self._ctype(i.type, i.name)} = {self._value_of(i)}"
+                    if text in seen:   # (clang computes (long long)n once per loop: one name for all)
+                        self.c_names[i.name] = seen[text]
+                    else:
+                        seen[text] = self._name(i.name)
+                        self._emit(f"const {self._ctype(i.type, i.name)} {self._name(i.name)} = {self._value_of(i)};")
+                    self.hoisted.add(i.name)
+                    ready.add(i.name)
+                    pending.remove(i)
+                    progress = True
+
+    def _named_outside_loops(self, i: Instruction) -> bool:
+        return (bool(i.name) and i.opcode in _PURE and i.opcode != "getelementptr" and i.type in _INT
+                and i.type != "i1"   # (a guard's compare stays in its if: an affine condition)
+                and self.cf.loop_of(self.defined_in[i.name]) is None and i.name not in self.live_out)
+
+    def _pure_call(self, i: Instruction) -> bool:
+        return i.opcode == "call" and self._math_name(i) is not None
+
+    def _math_name(self, i: Instruction) -> str | None:
+        callee = i.callee or ""
+        if callee.startswith("llvm."):
+            base = callee.split(".")[1]
+            if base == "fmuladd":
+                return "fmuladd"
+            if base in ("smax", "smin", "umax", "umin", "abs"):
+                return base
+            name = _INTRINSIC_MATH.get(base)
+            return None if name is None else name + ("f" if callee.endswith(".f32") else "")
+        stem = callee[:-1] if callee.endswith("f") and callee[:-1] in _MATH else callee
+        return callee if stem in _MATH else None
+
+    def _value_of(self, i: Instruction) -> str:
+        """The C expression of a pure instruction's value."""
+        ops = i.operands
+        op = i.opcode
+        if op == "phi":
+            return self._induced_value(i.name) if i.name in self.induced else self._name(i.name)
+        if op in _BINARY:
+            a, b = self._expr(ops[0]), self._expr(ops[1])
+            if op in ("add", "sub", "mul") and "nsw" not in i.flags:
+                u = _UINT[i.type]
+                return f"({_INT[i.type]})(({u}){a} {_BINARY[op]} ({u}){b})"
+            return f"({a} {_BINARY[op]} {b})"
+        if op in ("sdiv", "srem"):
+            return f"({self._expr(ops[0])} {'/' if op == 'sdiv' else '%'} {self._expr(ops[1])})"
+        if op in ("udiv", "urem", "lshr"):
+            u = _UINT[i.type]
+            sym = {"udiv": "/", "urem": "%", "lshr": ">>"}[op]
+            return f"({_INT[i.type]})(({u}){self._expr(ops[0])} {sym} ({u}){self._expr(ops[1])})"
+        if op == "shl":
+            u = _UINT[i.type]
+            return f"({_INT[i.type]})(({u}){self._expr(ops[0])} << {self._expr(ops[1])})"
+        if op == "ashr":
+            return f"({self._expr(ops[0])} >> {self._expr(ops[1])})"
+        if op == "frem":
+            self.headers.add("math.h")
+            return f"{'fmodf' if i.type == 'float' else 'fmod'}({self._expr(ops[0])}, {self._expr(ops[1])})"
+        if op == "fneg":
+            return f"(-{self._expr(ops[0])})"
+        if op == "freeze" or op == "bitcast" and i.type == "ptr":
+            return self._expr(ops[0])
+        if op == "icmp":
+            a, b = self._expr(ops[0]), self._expr(ops[1])
+            pred = i.predicate
+            if pred.startswith("u") and ops[0].type in _UINT:
+                u = _UINT[ops[0].type]
+                a, b = f"({u}){a}", f"({u}){b}"
+            return f"({a} {_ICMP[pred]} {b})"
+        if op == "fcmp":
+            return _fcmp(i.predicate, self._expr(ops[0]), self._expr(ops[1]))
+        if op == "select":
+            return f"({self._expr(ops[0])} ? {self._expr(ops[1])} : {self._expr(ops[2])})"
+        if op in _CASTS:
+            return self._cast(i)
+        if op == "getelementptr":
+            return self._pointer_text(i)
+        if op == "call":
+            return self._call(i)
+        raise LiftRefused(f"{self.f.name}: {op}")
+
+    def _cast(self, i: Instruction) -> str:
+        source = i.operands[0]
+        value = self._expr(source)
+        to = self._ctype(i.type, i.name or "a cast")
+        if i.opcode in ("zext", "uitofp", "fptoui"):
+            if i.opcode == "zext" and source.type == "i1":
+                return f"({to}){value}"
+            if i.opcode == "fptoui":
+                return f"({to})({_UINT[i.type]}){value}"
+            return f"({to})({_UINT[source.type]}){value}"
+        return f"({to}){value}"
+
+    def _call(self, i: Instruction) -> str:
+        args = [self._expr(v) for v in i.operands]
+        name = self._math_name(i)
+        if name == "fmuladd":
+            return f"({args[0]} * {args[1]} + {args[2]})"
+        if name in ("smax", "smin", "umax", "umin"):
+            a, b = args[0], args[1]
+            if name.startswith("u"):
+                u = _UINT[i.type]
+                a, b = f"({u}){a}", f"({u}){b}"
+            pick = ">" if name.endswith("max") else "<"
+            return f"({_INT[i.type]})({a} {pick} {b} ? {a} : {b})"
+        if name == "abs":
+            return f"({args[0]} < 0 ? -{args[0]} : {args[0]})"
+        if name is not None:
+            self.headers.add("math.h")
+            return f"{name}({', '.join(args)})"
+        callee = i.callee or ""
+        base = callee.split(".")[1] if callee.startswith("llvm.") else ""
+        if base in ("memset", "memcpy", "memmove"):
+            self.headers.add("string.h")
+            return f"{base}({args[0]}, {args[1]}, {args[2]})"
+        if callee.startswith("llvm."):
+            raise LiftRefused(f"{self.f.name}: the intrinsic {callee}")
+        target = next((g for g in self.module.functions if g.name == callee), None)
+        if target is None:
+            raise LiftRefused(f"{self.f.name}: a call through a pointer")
+        return f"{self.function_names.get(callee, callee)}({', '.join(args)})"
+
+    def _address(self, i: Instruction) -> tuple[str, list[str], str]:
+        """(pointer parameter, subscripts, the type there) of a chain of getelementptr: the first
+        subscript moves the pointer, the others select in the array types it points to."""
+        if i.opcode == "bitcast" and i.type == "ptr" and i.operands[0].name in self.insts:
+            return self._address(self.insts[i.operands[0].name])
+        if i.opcode != "getelementptr" or len(i.operands) < 2:
+            raise LiftRefused(f"{self.f.name}: an address this front end does not write ({i.text[:60]})")
+        base, *indices = i.operands
+        root, subscripts, pointed = self._base(base)
+        if i.element_type != pointed:
+            raise LiftRefused(f"{self.f.name}: {root} indexed as {i.element_type}, not as {pointed}")
+        first = self._expr(indices[0])
+        moved = first if subscripts[-1] == "0" else f"{subscripts[-1]} + {first}"
+        element, dims = _array_shape(pointed)
+        if len(indices) - 1 > len(dims):
+            raise LiftRefused(f"{self.f.name}: an address that indexes past its array type ({i.text[:60]})")
+        # (a struct's members are no array dimension: their indices are constants into other types)
+        inner = _array_shape(pointed, len(indices) - 1)
+        return root, [*subscripts[:-1], moved, *(self._expr(v) for v in indices[1:])], inner
+
+    def _base(self, pointer: Value) -> tuple[str, list[str], str]:
+        """What ``pointer`` addresses: (parameter, subscripts, the type it points to)."""
+        if pointer.name in self.params and pointer.name in self.pointee:
+            return self._name(pointer.name), ["0"], self.pointee[pointer.name]
+        if pointer.is_global:
+            raise LiftRefused(f"{self.f.name}: the global @{pointer.name}")
+        inner = self.insts.get(pointer.name or "")
+        if inner is None:
+            raise LiftRefused(f"{self.f.name}: memory at {pointer.name or pointer.constant}")
+        return self._address(inner)
+
+    def _pointer_text(self, i: Instruction) -> str:
+        root, subscripts, _ = self._address(i)
+        if len(subscripts) == 1:
+            return f"({root} + {subscripts[0]})"
+        return f"&{root}{''.join(f'[{s}]' for s in subscripts)}"
+
+    def _lvalue(self, pointer: Value, type_: str) -> str:
+        root, subscripts, pointed = self._base(pointer)
+        while pointed != type_ and _array_shape(pointed)[1]:
+            subscripts, pointed = [*subscripts, "0"], _array_shape(pointed, 1)   # (an array's first element)
+        if pointed != type_:
+            raise LiftRefused(f"{self.f.name}: {type_} read through a {pointed} address")
+        return f"{root}{''.join(f'[{s}]' for s in subscripts)}"
+
+    def _expr(self, v: Value) -> str:
+        if v.is_constant:
+            return _constant(v, self.f.name)
+        if v.is_global:
+            raise LiftRefused(f"{self.f.name}: the global @{v.name}")
+        if v.name in self.params:
+            return self._name(v.name)
+        i = self.insts[v.name]
+        if v.name in self.induced and v.name not in self.live_out:
+            return self._induced_value(v.name)
+        if i.opcode == "phi" or i.name in self.live_out or self._named_outside_loops(i):
+            return self._name(v.name)
+        if i.opcode in _PURE or self._pure_call(i):
+            return self._value_of(i)
+        if v.name in self.inlined_loads:
+            return self._lvalue(i.operands[0], i.type)
+        return self._name(v.name)
+
+
+_TRAPS = {"sdiv", "udiv", "srem", "urem"}
+_READS_ONLY = _PURE | {"load", "phi", "br", "ret", "unreachable", "switch", "call", "store"}
+_ICMP = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "ult": "<", "ule": "<=",
+         "ugt": ">", "uge": ">="}
+
+
+_ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
+
+
+def _array_shape(llvm_type: str, drop: int | None = None):
+    """(element type, dimensions) of an LLVM array type (``[4 x [8 x double]]``: double, [4, 8]);
+    with ``drop``, the type left after selecting that many dimensions."""
+    dims: list[int] = []
+    t = llvm_type.strip()
+    while (m := _ARRAY.match(t)) is not None:
+        dims.append(int(m.group(1)))
+        t = m.group(2).strip()
+    if drop is None:
+        return t, dims
+    rest = dims[drop:]
+    for d in reversed(rest):
+        t = f"[{d} x {t}]"
+    return t
+
+
+def scalar_ctype(llvm_type: str) -> str:
+    """The C type of an LLVM scalar type (``LiftRefused`` for others)."""
+    for table in (_INT, _FLOAT, {"void": "void"}):
+        if llvm_type in table:
+            return table[llvm_type]
+    raise LiftRefused(f"the type {llvm_type}")
+
+
+def _fcmp(pred: str, a: str, b: str) -> str:
+    ordered = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<="}
+    if pred in ordered:
+        return f"({a} {ordered[pred]} {b})"
+    unordered = {"ugt": "<=", "uge": "<", "ult": ">=", "ule": ">", "une": "=="}
+    if pred in unordered:   # (true where either is NaN: the negation of the ordered opposite)
+        return f"(!({a} {unordered[pred]} {b}))"
+    if pred == "one":
+        return f"({a} < {b} || {a} > {b})"
+    if pred == "ueq":
+        return f"(!({a} < {b} || {a} > {b}))"
+    if pred == "ord":
+        return f"({a} == {a} && {b} == {b})"
+    if pred == "uno":
+        return f"({a} != {a} || {b} != {b})"
+    if pred == "true":
+        return "1"
+    if pred == "false":
+        return "0"
+    raise LiftRefused(f"fcmp {pred}")
+
+
+def _constant(v: Value, where: str) -> str:
+    text = v.constant
+    if v.type in _INT:
+        if text in ("true", "false"):
+            return "1" if text == "true" else "0"
+        if not re.fullmatch(r"-?\d+", text):
+            raise LiftRefused(f"{where}: the constant {text}")
+        value = int(text)
+        if v.type == "i64":
+            return f"{value}LL" if value != -(1 << 63) else "(-9223372036854775807LL - 1)"
+        if v.type == "i32" and value == -(1 << 31):
+            return "(-2147483647 - 1)"
+        return str(value)
+    if v.type in _FLOAT:
+        if text.startswith("0x"):
+            bits = int(text[2:], 16)
+            value = struct.unpack("<d", struct.pack("<Q", bits))[0]
+        else:
+            value = float(text)
+        if value != value:
+            return "(0.0 / 0.0)" if v.type == "double" else "(0.0f / 0.0f)"
+        if value in (float("inf"), float("-inf")):
+            sign = "-" if value < 0 else ""
+            return f"({sign}1.0 / 0.0)" if v.type == "double" else f"({sign}1.0f / 0.0f)"
+        literal = value.hex()
+        return f"{literal}" if v.type == "double" else f"{literal}f"
+    if text in ("undef", "poison", "zeroinitializer", "null"):
+        return "0"
+    raise LiftRefused(f"{where}: the constant {text} of type {v.type}")
+
+
+_C_RESERVED = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+    "main", "fmod", "fmodf", "sqrt", "exp", "log", "pow", "fabs", "fmin", "fmax",
+}

@@ -1,0 +1,261 @@
+"""The LLVM IR front end (frontends/llvm): functions of modules that clang makes at -O1 are written
+as C that builds and prints what the original C prints, and that the C front end lifts into
+SCoPs; what does not have C's shape is refused with the reason."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from frontends.llvm.lift import lift_module
+from frontends.llvm.module import LLVMReadError
+
+PROGRAMS = Path(__file__).parent / "programs"
+S2S = str(Path(sys.executable).with_name("s2s"))
+CLANG = shutil.which("clang-14") or shutil.which("clang")
+pytestmark = pytest.mark.skipif(CLANG is None, reason="no clang (the project's setup installs clang-14)")
+CLANG_FLAGS = ["-O1", "-fno-vectorize", "-fno-unroll-loops"]   # (the flags the issue names)
+
+
+def to_llvm(source: Path, out: Path, *flags: str) -> Path:
+    subprocess.run([CLANG, *CLANG_FLAGS, *flags, "-S", "-emit-llvm", str(source), "-o", str(out)], check=True)
+    return out
+
+
+def run(tmp: Path, name: str, *sources: Path) -> str:
+    exe = tmp / name
+    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", *map(str, sources), "-lm", "-o", str(exe)], check=True)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=120).stdout
+
+
+def lifted_file(module: Path, tmp: Path) -> Path:
+    lifted = lift_module(module)
+    assert lifted.refused == {}
+    out = tmp / (module.stem + ".lifted.c")
+    out.write_text(lifted.c_text)
+    return out
+
+
+def test_kernels_lift_to_c_that_prints_the_same(tmp_path):
+    module = to_llvm(PROGRAMS / "llvm_kernels.c", tmp_path / "k.ll")
+    expected = run(tmp_path, "ref", PROGRAMS / "llvm_kernels.c", PROGRAMS / "llvm_kernels_main.c")
+    got = run(tmp_path, "lifted", lifted_file(module, tmp_path), PROGRAMS / "llvm_kernels_main.c")
+    assert got == expected
+    text = (tmp_path / "k.lifted.c").read_text()
+    assert "for (long long" in text and "goto" not in text
+
+
+def test_s2s_opt_optimizes_the_nests_of_a_module(tmp_path):
+    module = to_llvm(PROGRAMS / "llvm_kernels.c", tmp_path / "k.ll")
+    out = tmp_path / "k.c"
+    proc = subprocess.run([S2S, "opt", str(module), "-o", str(out), "--report"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for kernel in ("matvec_t", "gemm"):
+        assert re.search(rf"{kernel}: SCoP at \S+ optimized", proc.stderr), proc.stderr
+    expected = run(tmp_path, "ref", PROGRAMS / "llvm_kernels.c", PROGRAMS / "llvm_kernels_main.c")
+    assert run(tmp_path, "opt", out, PROGRAMS / "llvm_kernels_main.c") == expected
+
+
+def test_bitcode_lifts_as_its_text_does(tmp_path):
+    module = to_llvm(PROGRAMS / "llvm_kernels.c", tmp_path / "k.ll")
+    bitcode = tmp_path / "k.bc"
+    subprocess.run([CLANG, *CLANG_FLAGS, "-c", "-emit-llvm", str(PROGRAMS / "llvm_kernels.c"), "-o", str(bitcode)],
+                   check=True)
+    assert lift_module(bitcode).c_text == lift_module(module).c_text
+
+
+LOOP_VALUES = """
+long last_index(int n, const double *x, double t) {
+  long i, found = -1;
+  for (i = 0; i < n; i++) { if (x[i] > t) found = i; }
+  return found * 1000 + i;
+}
+double last_prev(int n, const double *x) {
+  double prev = 0, cur = 0;
+  for (int i = 0; i < n; i++) { prev = cur; cur = x[i] * 2; }
+  return prev + cur * 3;
+}
+long down_and_strided(int n, int *v) {
+  long s = 0;
+  for (int i = 0; i < n; i += 3) { v[i] = v[i] * 2 + 1; s += v[i]; }
+  for (int i = n - 1; i >= 0; i--) s = s * 3 + (unsigned)v[i] / 7u - (v[i] >> 2);
+  for (int i = 2; i <= n; i += 2) s ^= v[i - 1];
+  return s;
+}
+"""
+LOOP_VALUES_MAIN = """
+#include <stdio.h>
+long last_index(int n, const double *x, double t);
+double last_prev(int n, const double *x);
+long down_and_strided(int n, int *v);
+int main(void) {
+  double x[50]; int v[50];
+  for (int i = 0; i < 50; i++) { x[i] = (i * 37 % 11) - 3; v[i] = i * 29 % 23 - 11; }
+  for (int n = 0; n < 50; n += 7)
+    printf("%ld %g %ld\\n", last_index(n, x, 5.5), last_prev(n, x), down_and_strided(n, v));
+  return 0;
+}
+"""
+
+
+def test_values_of_loops_used_after_them(tmp_path):
+    """Exit phis (LCSSA): a loop's last value of a phi, of a value it computes, of its counter;
+    loops that count down or by steps of 2 and 3, whose exits test the value before the step."""
+    source, main = tmp_path / "lv.c", tmp_path / "lv_main.c"
+    source.write_text(LOOP_VALUES)
+    main.write_text(LOOP_VALUES_MAIN)
+    expected = run(tmp_path, "ref", source, main)
+    assert run(tmp_path, "lifted", lifted_file(to_llvm(source, tmp_path / "lv.ll"), tmp_path), main) == expected
+
+
+OPERATIONS = """
+#include <math.h>
+#include <stdint.h>
+void ints(int n, const int *a, const unsigned *b, long long *out) {
+  for (int i = 0; i < n; i++) {
+    int x = a[i];
+    unsigned y = b[i];
+    long long r = (long long)(y / 3u) + (y % 5u) - x / 7 + x % 3 + (x >> 3) + (int)(y >> 4);
+    r += ((x << 2) ^ (int)(y & 0xff)) | (x & 12);
+    r += x < 0 ? -x : x;
+    r += (unsigned)x < y ? 11 : 13;
+    r += x > (int)y ? x : (int)y;
+    r += (signed char)x + (unsigned char)y + (short)(x * 3) + (unsigned short)y;
+    r += (int64_t)x * (int64_t)x - (uint64_t)y * 3u;
+    out[i] = r;
+  }
+}
+void floats(int n, const double *a, const float *b, double *out, int *flags) {
+  for (int i = 0; i < n; i++) {
+    double x = a[i];
+    float y = b[i];
+    double r = -x + fabs(x) * 0.5 + sqrt(fabs(x)) + fmod(x, 3.0) + (double)(y * 1.5f);
+    r += fmax(x, (double)y) - fmin(x, 1.0);
+    r += (double)(int)x + (double)(unsigned)(y > 0 ? y : 0) + floor(x) + ceil(x);
+    out[i] = r != r ? -1.0 : r;
+    flags[i] = (x < y) + 2 * (x >= y) + 4 * !(x == x) + 8 * (x != 0.0) + 16 * (isless(x, 2.0));
+  }
+}
+"""
+OPERATIONS_MAIN = """
+#include <stdio.h>
+#include <math.h>
+void ints(int n, const int *a, const unsigned *b, long long *out);
+void floats(int n, const double *a, const float *b, double *out, int *flags);
+int main(void) {
+  enum { N = 64 };
+  int a[N]; unsigned b[N]; long long o[N]; double x[N], d[N]; float y[N]; int f[N];
+  for (int i = 0; i < N; i++) {
+    a[i] = (i * 2654435761u) ^ (i & 1 ? 0x80000000u : 0); b[i] = i * 40503u * 65537u + 7;
+    x[i] = (i % 9 - 4) * 1.75 + (i == 5 ? NAN : 0) + (i == 6 ? INFINITY : 0); y[i] = (float)(i % 7) - 3.25f;
+  }
+  ints(N, a, b, o); floats(N, x, y, d, f);
+  long long s = 0; double t = 0; int u = 0;
+  for (int i = 0; i < N; i++) { s = s * 31 + o[i]; t += d[i] * (i + 1); u = u * 7 + f[i]; }
+  printf("%lld %.17g %d\\n", s, t, u);
+  return 0;
+}
+"""
+
+
+def test_integer_and_floating_point_operations(tmp_path):
+    """Signed and unsigned division, remainders, shifts and compares, narrow types, casts both
+    ways, math calls and intrinsics, compares with NaN: as gcc's build of the C computes them."""
+    source, main = tmp_path / "ops.c", tmp_path / "ops_main.c"
+    source.write_text(OPERATIONS)
+    main.write_text(OPERATIONS_MAIN)
+    expected = run(tmp_path, "ref", source, main)
+    assert run(tmp_path, "lifted", lifted_file(to_llvm(source, tmp_path / "ops.ll"), tmp_path), main) == expected
+
+
+REFUSED = """
+double table[100];
+static double scaled(double v) { return v * 0.5; }
+double from_global(int n) { double s = 0; for (int i = 0; i < n; i++) s += table[i]; return s; }
+int search(const int *v, int key) { int i = 0; while (v[i] != key) i++; return i; }
+int pick(int k) { switch (k) { case 1: return 10; case 2: return 20; case 7: return 5; default: return 0; } }
+void fine(int n, double *x) { for (int i = 0; i < n; i++) x[i] = scaled(x[i]) + pick(i % 8); }
+"""
+REFUSED_MAIN = """
+#include <stdio.h>
+extern double table[100];
+double from_global(int n); int search(const int *v, int key); void fine(int n, double *x);
+int main(void) {
+  double x[40]; int v[40];
+  for (int i = 0; i < 100; i++) table[i] = i * 0.25;
+  for (int i = 0; i < 40; i++) { x[i] = i * 1.5 - 7; v[i] = i * 3; }
+  fine(40, x);
+  double s = 0; for (int i = 0; i < 40; i++) s += x[i] * (i + 1);
+  printf("%.17g %.17g %d\\n", s, from_global(77), search(v, 27));
+  return 0;
+}
+"""
+
+
+def test_what_does_not_lift_stays_llvm_ir_and_links_with_the_c(tmp_path):
+    """A module of functions that lift and functions that do not (a global, a search loop, a
+    switch's lookup table): the C of the first and the rest of the module, compiled apart and
+    linked, make the program the module made; a static helper that moved to C is still called."""
+    source, main = tmp_path / "r.c", tmp_path / "r_main.c"
+    source.write_text(REFUSED)
+    main.write_text(REFUSED_MAIN)
+    module = to_llvm(source, tmp_path / "r.ll", "-fno-inline")
+    lifted = lift_module(module)
+    assert sorted(lifted.lifted) == ["fine", "scaled"]
+    assert "@table" in lifted.refused["from_global"]
+    assert set(lifted.refused) == {"from_global", "search", "pick"}
+    proc = subprocess.run([S2S, "opt", str(module), "-o", str(tmp_path / "r.out.c")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "stay LLVM IR are in" in proc.stderr
+    rest = (tmp_path / "r.out.rest.ll").read_text()
+    assert "declare void @fine(" in rest and "define" in rest and "@scaled(" not in rest
+    from s2s.driver.llvm_objects import emit_object
+
+    emit_object(rest, tmp_path / "rest.o")
+    expected = run(tmp_path, "ref", source, main)
+    assert run(tmp_path, "mixed", tmp_path / "r.out.c", tmp_path / "rest.o", main) == expected
+
+
+def test_a_module_llvm_cannot_read_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.ll"
+    bad.write_text("define i32 @f( {\n")
+    with pytest.raises(LLVMReadError, match="LLVM cannot read it"):
+        lift_module(bad)
+    proc = subprocess.run([S2S, "opt", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "bad.ll" in proc.stderr and "LLVM cannot read it" in proc.stderr
+
+
+# ---- PolyBench through the LLVM front end --------------------------------------------------------
+from polybench.registry import KERNELS, SUITE_ROOT, kernel_source  # noqa: E402
+
+FAST = ("gemm", "jacobi-2d", "lu", "floyd-warshall", "deriche", "adi", "durbin")
+
+
+@pytest.mark.parametrize("kernel", [k if k in FAST else pytest.param(k, marks=pytest.mark.slow) for k in KERNELS])
+def test_polybench_through_the_llvm_front_end(kernel, tmp_path):
+    """A PolyBench program compiled by clang -O1 (``-fno-inline``: its kernel a function of its
+    own), its functions that lift optimized as C, the rest compiled from LLVM IR: its arrays at
+    MINI as gcc's build of the C source prints them."""
+    from s2s.driver.llvm_objects import emit_object
+
+    source = kernel_source(KERNELS[kernel])
+    utilities = SUITE_ROOT / "utilities"
+    flags = ["-DMINI_DATASET", "-DPOLYBENCH_DUMP_ARRAYS", f"-I{utilities}", f"-I{source.parent}"]
+    reference = tmp_path / "ref"
+    subprocess.run(["gcc", "-O2", *flags, str(source), str(utilities / "polybench.c"), "-lm", "-o", str(reference)],
+                   check=True)
+    expected = subprocess.run([str(reference)], check=True, capture_output=True, timeout=120).stderr
+    module = to_llvm(source, tmp_path / "m.ll", "-fno-inline", *flags)
+    proc = subprocess.run([S2S, "opt", str(module), "-o", str(tmp_path / "o.c"), "--report"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(rf"kernel_{kernel.replace('-', '_')}\S*: SCoP at", proc.stderr) or kernel == "durbin", proc.stderr
+    emit_object((tmp_path / "o.rest.ll").read_text(), tmp_path / "rest.o")
+    built = tmp_path / "lifted"
+    subprocess.run(["gcc", "-O2", str(tmp_path / "o.c"), str(tmp_path / "rest.o"), f"-I{utilities}",
+                    str(utilities / "polybench.c"), "-lm", "-o", str(built)], check=True)
+    assert subprocess.run([str(built)], check=True, capture_output=True, timeout=120).stderr == expected
