@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp-install
-# Debian packages s2s uses: a C compiler, and clang-14 with Polly and OpenMP for the `polly` comparison.
+# Debian packages s2s uses: a C compiler, and clang-14 with Polly and OpenMP for the `polly` comparison and the LLVM front end's tests.
 APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev
 
 .PHONY: setup system-packages demo test test-all bench clean
