@@ -40,6 +40,16 @@ def lifted_file(module: Path, tmp: Path) -> Path:
     return out
 
 
+def assert_lifted_prints_the_same(tmp: Path, kernels: str, main: str) -> None:
+    """``kernels`` (C) through clang and the front end, built with ``main``: what gcc's build of
+    ``kernels`` with ``main`` prints."""
+    source, driver = tmp / "kernels.c", tmp / "main.c"
+    source.write_text(kernels)
+    driver.write_text(main)
+    expected = run(tmp, "ref", source, driver)
+    assert run(tmp, "lifted", lifted_file(to_llvm(source, tmp / "kernels.ll"), tmp), driver) == expected
+
+
 def test_kernels_lift_to_c_that_prints_the_same(tmp_path):
     module = to_llvm(PROGRAMS / "llvm_kernels.c", tmp_path / "k.ll")
     expected = run(tmp_path, "ref", PROGRAMS / "llvm_kernels.c", PROGRAMS / "llvm_kernels_main.c")
@@ -105,11 +115,7 @@ int main(void) {
 def test_values_of_loops_used_after_them(tmp_path):
     """Exit phis (LCSSA): a loop's last value of a phi, of a value it computes, of its counter;
     loops that count down or by steps of 2 and 3, whose exits test the value before the step."""
-    source, main = tmp_path / "lv.c", tmp_path / "lv_main.c"
-    source.write_text(LOOP_VALUES)
-    main.write_text(LOOP_VALUES_MAIN)
-    expected = run(tmp_path, "ref", source, main)
-    assert run(tmp_path, "lifted", lifted_file(to_llvm(source, tmp_path / "lv.ll"), tmp_path), main) == expected
+    assert_lifted_prints_the_same(tmp_path, LOOP_VALUES, LOOP_VALUES_MAIN)
 
 
 OPERATIONS = """
@@ -165,11 +171,7 @@ int main(void) {
 def test_integer_and_floating_point_operations(tmp_path):
     """Signed and unsigned division, remainders, shifts and compares, narrow types, casts both
     ways, math calls and intrinsics, compares with NaN: as gcc's build of the C computes them."""
-    source, main = tmp_path / "ops.c", tmp_path / "ops_main.c"
-    source.write_text(OPERATIONS)
-    main.write_text(OPERATIONS_MAIN)
-    expected = run(tmp_path, "ref", source, main)
-    assert run(tmp_path, "lifted", lifted_file(to_llvm(source, tmp_path / "ops.ll"), tmp_path), main) == expected
+    assert_lifted_prints_the_same(tmp_path, OPERATIONS, OPERATIONS_MAIN)
 
 
 REFUSED = """
