@@ -261,3 +261,60 @@ def test_polybench_through_the_llvm_front_end(kernel, tmp_path):
     subprocess.run(["gcc", "-O2", str(tmp_path / "o.c"), str(tmp_path / "rest.o"), f"-I{utilities}",
                     str(utilities / "polybench.c"), "-lm", "-o", str(built)], check=True)
     assert subprocess.run([str(built)], check=True, capture_output=True, timeout=120).stderr == expected
+
+
+# ---- s2s-cc ---------------------------------------------------------------------------------------
+S2S_CC = str(Path(sys.executable).with_name("s2s-cc"))
+
+
+def test_s2s_cc_compiles_a_module_into_one_object(tmp_path):
+    """``s2s-cc gcc -c k.ll -o k.o``: the lifted functions optimized and compiled by gcc, the rest by
+    llvmlite's LLVM, one object; linked with the driver it prints what the C prints."""
+    module = to_llvm(PROGRAMS / "llvm_kernels.c", tmp_path / "k.ll")
+    proc = subprocess.run([S2S_CC, "gcc", "-O2", "-c", str(module), "-o", str(tmp_path / "k.o"), "--s2s-report"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"k\.ll\.c:\d+: gemm: SCoP at \S+ optimized", proc.stderr), proc.stderr
+    expected = run(tmp_path, "ref", PROGRAMS / "llvm_kernels.c", PROGRAMS / "llvm_kernels_main.c")
+    assert run(tmp_path, "linked", tmp_path / "k.o", PROGRAMS / "llvm_kernels_main.c") == expected
+
+
+def test_s2s_cc_through_clang_builds_a_whole_program(tmp_path):
+    """``--s2s-frontend=llvm`` on a compile-and-link command of a PolyBench program: its kernel
+    lifted and optimized, main and the printing kept in LLVM IR, the arrays as gcc's build prints
+    them; with ``-c -MMD``, the dependency file names the user's source."""
+    source = kernel_source(KERNELS["gemm"])
+    utilities = SUITE_ROOT / "utilities"
+    flags = ["-O2", "-DMINI_DATASET", "-DPOLYBENCH_DUMP_ARRAYS", f"-I{utilities}"]
+    subprocess.run(["gcc", *flags, str(source), str(utilities / "polybench.c"), "-lm", "-o", str(tmp_path / "ref")],
+                   check=True)
+    expected = subprocess.run([str(tmp_path / "ref")], check=True, capture_output=True).stderr
+    proc = subprocess.run([S2S_CC, "gcc", "--s2s-frontend=llvm", "--s2s-report", *flags, str(source),
+                           str(utilities / "polybench.c"), "-lm", "-o", str(tmp_path / "prog")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "note" not in proc.stderr, proc.stderr
+    assert "gemm.c.ll.c" in proc.stderr and "kernel_gemm" in proc.stderr
+    assert subprocess.run([str(tmp_path / "prog")], check=True, capture_output=True).stderr == expected
+    proc = subprocess.run([S2S_CC, "gcc", "--s2s-frontend=llvm", *flags, "-c", "-MMD", str(source), "-o",
+                           str(tmp_path / "g.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "g.d").read_text().replace("\\\n", " ").split()[:2] == [f"{tmp_path / 'g.o'}:", str(source)]
+
+
+def test_s2s_cc_falls_back_where_the_llvm_way_fails(tmp_path):
+    """No clang: the C file compiled as it is, one note; a module whose functions all stay: the
+    module compiled as it is; a module LLVM cannot read: LLVM's reason, and the user's command."""
+    (tmp_path / "k.c").write_text("void f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = 2 * x[i]; }\n")
+    proc = subprocess.run([S2S_CC, "gcc", "--s2s-frontend=llvm", "--s2s-clang=/no/such/clang", "-O2", "-c", "k.c",
+                           "-o", "k.o"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and (tmp_path / "k.o").exists()
+    assert proc.stderr.count("note:") == 1 and "clang" in proc.stderr
+    (tmp_path / "g.c").write_text("double table[8];\ndouble g(int i) { return table[i & 7]; }\n")
+    module = to_llvm(tmp_path / "g.c", tmp_path / "g.ll")
+    proc = subprocess.run([S2S_CC, "gcc", "-O2", "-c", str(module), "-o", str(tmp_path / "g.o")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and (tmp_path / "g.o").stat().st_size > 0, proc.stderr
+    (tmp_path / "bad.ll").write_text("define i32 @f( {\n")
+    proc = subprocess.run([S2S_CC, "gcc", "-c", "bad.ll", "-o", "bad.o"], cwd=tmp_path, capture_output=True, text=True)
+    # (then the user's command runs as it is: gcc takes a .ll for a linker input, and makes nothing)
+    assert "LLVM cannot read it" in proc.stderr and not (tmp_path / "bad.o").exists()

@@ -224,3 +224,14 @@ def test_stop_servers_stops_them_and_counts_their_time(short_dir, tmp_path, monk
     assert seconds > 0.1   # (at least its imports and warm-up)
     assert not _alive(pid) and not os.path.exists(path)
     assert optimize_server.stop_servers(short_dir) == 0   # (none left: its lock names nobody)
+
+
+def test_the_server_settings():
+    from s2s.driver import settings
+
+    flags, rest = settings.split_flags(["--s2s-server=off", "--s2s-server-idle", "5", "-c", "k.c"])
+    cfg = settings.resolve(flags, {}, ())
+    assert rest == ["-c", "k.c"] and not cfg.warnings
+    assert cfg.server is False and cfg.server_idle == 5
+    cfg = settings.resolve([], {"S2S_SERVER_IDLE": "soon"}, ())
+    assert cfg.server is True and cfg.server_idle == settings.DEFAULT_SERVER_IDLE and len(cfg.warnings) == 1

@@ -7,7 +7,10 @@ Use it as ``make CC=s2s-cc``, as ``CC=s2s-cc cmake ..``, or as a launcher like c
 What happens to a command:
 
 * Queries and anything not fully understood (``-E``, ``-M``, ``-dM``, ``--version``, ``-print-*``,
-  no C input, stdin, an unknown option ...) go to the real compiler unchanged (``exec``).
+  no C or LLVM IR input, stdin, an unknown option ...) go to the real compiler unchanged (``exec``).
+* An LLVM module input (``.ll``, ``.bc``), and with ``--s2s-frontend=llvm`` a C file by way of the
+  module clang makes of it: its functions that lift are optimized as C and compiled by the real
+  compiler, the rest by llvmlite's LLVM, joined into one object (``s2s.driver.llvm_modules``).
 * Each C input is optimized in-process (``optimize_c_file``, under a time limit); the text returned is
   written to a temporary file named after the input and compiled with the user's flags plus
   ``-iquote <directory of the input>`` (so ``#include "x.h"`` resolves as before) and, with ``-g``, a
@@ -210,7 +213,7 @@ class _Build:
     def _jobs(self) -> bool:
         cl = self.cl
         objects: dict[int, str] = {}
-        for n, source in enumerate(cl.c_inputs):
+        for n, source in enumerate(cl.optimized_inputs):
             if cl.stage == Stage.LINK:
                 stem = os.path.splitext(os.path.basename(source.path))[0]
                 output = os.path.join(self.tmp, f"{n}-{_safe_name(stem)}.o")
@@ -237,12 +240,17 @@ class _Build:
 
     def _compile_one(self, n: int, source: InputFile, output: str) -> bool:
         """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
+        if source.language == "ir":
+            return self._compile_module(n, source, output)
         if self.cfg.mode != "off" and not _has_loop_keyword(source.path):
             # (nothing to gain: the compiler reads the user's file, the optimizer never starts)
             self._report(f"{source.path}: no loop; compiled as it is")
             return self._compile_original(source, output)
         try:
-            reason = self._compile_generated(n, source, output, *self._optimize(source))
+            if self.cfg.frontend == "llvm" and self.cfg.mode != "off":
+                reason = self._compile_through_clang(n, source, output)
+            else:
+                reason = self._compile_generated(n, source, output, *self._optimize(source))
         except Exception as exc:
             reason = _describe(exc)
         if not reason:
@@ -252,6 +260,44 @@ class _Build:
         self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
         self.report_lines.append(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
         return True
+
+    def _compile_module(self, n: int, source: InputFile, output: str) -> bool:
+        """An LLVM module input: its functions that lift optimized as C, the rest compiled by
+        llvmlite's LLVM (llvm_modules.py); where s2s fails, the module compiled as it is."""
+        jobs = self._module_jobs(n, source, output)
+        try:
+            reason = jobs.run(source.path)
+        except Exception as exc:
+            reason = _describe(exc)
+        if not reason:
+            return True
+        if not jobs.unchanged(source.path):
+            self.failure = f"{source.path}: LLVM cannot compile it ({reason})"
+            return False
+        self._note(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
+        self.report_lines.append(f"{source.path}: optimization skipped ({reason}); compiled unchanged")
+        return True
+
+    def _compile_through_clang(self, n: int, source: InputFile, output: str) -> str:
+        """A C file by way of the module clang makes of it (``--s2s-frontend=llvm``); "" or why
+        it failed (the caller then compiles the file as it is)."""
+        jobs = self._module_jobs(n, source, output)
+        module, reason = jobs.clang_module()
+        return reason or jobs.run(module)
+
+    def _module_jobs(self, n: int, source: InputFile, output: str):
+        from s2s.driver.llvm_modules import ModuleJobs
+
+        directory = os.path.join(self.tmp, str(n))
+        os.mkdir(directory)
+        return ModuleJobs(self, source, output, directory)
+
+    def pipeline_options(self):
+        """The optimize step's options: the settings', with what the compile flags say about
+        C's aliasing rule and floating-point reassociation."""
+        compile_args = self.cl.compile_args()
+        return dataclasses.replace(self.cfg.pipeline_options(), strict_aliasing=strict_aliasing(compile_args),
+                                   reassociate=self.cfg.reassociate or reassociation(compile_args))
 
     def _compile_original(self, source: InputFile, output: str) -> bool:
         if self._capture(self._compile_command(source, source.path, output)) != 0:
@@ -264,9 +310,7 @@ class _Build:
         cache and key it is kept under (None: no cache)."""
         cfg = self.cfg
         cpp_args = self.cl.cpp_args(source)
-        compile_args = self.cl.compile_args()
-        options = dataclasses.replace(cfg.pipeline_options(), strict_aliasing=strict_aliasing(compile_args),
-                                      reassociate=cfg.reassociate or reassociation(compile_args))
+        options = self.pipeline_options()
         cache, key, preprocessed = self._cache_entry(source, cpp_args, options)
         if cache is not None:
             result = cache.load(key)
@@ -408,14 +452,15 @@ class _Build:
                                  compilers=[_resolved(word) for word in self.cfg.compiler])
 
     def _compile_command(self, source: InputFile, path: str, output: str,
-                         result: PipelineResult | None = None) -> list[str]:
-        """A compile job of ``path`` (the original, or the generated text when ``result`` is given)."""
+                         result: PipelineResult | None = None, dependencies: bool = True) -> list[str]:
+        """A compile job of ``path`` (the original, or the generated text when ``result`` is given;
+        without ``dependencies``, writing no dependency file)."""
         cl, cfg = self.cl, self.cfg
         command = [*cfg.compiler]
         if result is not None:
             original_dir = os.path.dirname(source.path)
             command += ["-iquote", original_dir or "."]
-        command += cl.compile_args()
+        command += cl.compile_args(dependencies)
         if result is not None:
             if cl.debug_info():
                 new = os.path.dirname(source.path)

@@ -47,7 +47,7 @@ class Passthrough(enum.Enum):
     UNKNOWN_OPTION = "unrecognized option"
     MISSING_ARGUMENT = "option without its argument"
     STDIN = "input from stdin"
-    NO_C_INPUT = "no C input file"
+    NO_C_INPUT = "no C or LLVM IR input file"
     MISSING_INPUT = "input file not found"
     MULTIPLE_OUTPUTS = "-o with several inputs or several -o"
     DEPENDENCIES_WHILE_LINKING = "dependency output in a compile-and-link command"
@@ -97,6 +97,11 @@ class CommandLine:
     def c_inputs(self) -> list[InputFile]:
         return [item for item in self.inputs if item.language == "c"]
 
+    @property
+    def optimized_inputs(self) -> list[InputFile]:
+        """The inputs s2s-cc optimizes: C files and LLVM modules (``.ll``, ``.bc``)."""
+        return [item for item in self.inputs if item.language in ("c", "ir")]
+
     def options(self, name: str) -> list[Option]:
         return [item for item in self.items if isinstance(item, Option) and item.name == name]
 
@@ -116,9 +121,11 @@ class CommandLine:
             out += ["-x", source.language]
         return out
 
-    def compile_args(self) -> list[str]:
-        """Flags of one compile job, in order: everything but inputs, stage, -o, -x and link-only flags."""
-        drop = (Category.STAGE, Category.OUTPUT, Category.LANGUAGE, Category.LINK)
+    def compile_args(self, dependencies: bool = True) -> list[str]:
+        """Flags of one compile job, in order: everything but inputs, stage, -o, -x and link-only
+        flags (and without ``dependencies``, the dependency file's: -MD, -MF ...)."""
+        drop = (Category.STAGE, Category.OUTPUT, Category.LANGUAGE, Category.LINK,
+                *(() if dependencies else (Category.DEPENDENCY,)))
         return [tok for item in self.items
                 if isinstance(item, Option) and item.category not in drop for tok in item.tokens]
 
@@ -149,6 +156,11 @@ class CommandLine:
         """Where gcc writes a -c/-S output without -o: the file name's stem in the current directory."""
         stem = os.path.splitext(os.path.basename(source.path))[0]
         return stem + (".s" if self.stage == Stage.ASSEMBLY else ".o")
+
+    def dependency_args(self) -> list[str]:
+        """The flags that ask for a dependency file (-MD, -MMD, -MF, -MT, -MP ...), in order."""
+        return [tok for item in self.items
+                if isinstance(item, Option) and item.category is Category.DEPENDENCY for tok in item.tokens]
 
     def depfile(self, output: str) -> str | None:
         """Path of the dependency file a compile job writes (-MD/-MMD), or None."""
@@ -367,10 +379,10 @@ def parse(args: Sequence[str], *, cxx: bool = False,
         stop(Passthrough.PREPROCESS_ONLY, "")
     elif stage == Stage.SYNTAX:
         stop(Passthrough.SYNTAX_ONLY, "")
-    c_inputs = [item for item in inputs if item.language == "c"]
-    if not c_inputs:
+    optimized = [item for item in inputs if item.language in ("c", "ir")]
+    if not optimized:
         stop(Passthrough.NO_C_INPUT, "")
-    for source in c_inputs:
+    for source in optimized:
         if not exists(source.path):
             stop(Passthrough.MISSING_INPUT, source.path)
     if len(outputs) > 1 or (outputs and stage < Stage.LINK and len(inputs) > 1):

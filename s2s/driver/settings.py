@@ -44,6 +44,12 @@ flag                environment            meaning
                                            ``$XDG_CACHE_HOME/s2s/cc``, else ``~/.cache/s2s/cc``);
                                            ``off``: no cache
 ``--s2s-cache-size=N`` ``S2S_CACHE_SIZE=N``  the cache's limit (``512M`` by default; ``k``/``M``/``G``)
+``--s2s-frontend=F`` ``S2S_FRONTEND=F``  ``c`` (default): C files go through the C front end; ``llvm``:
+                                           clang compiles them to LLVM IR first (``-O1``), which the
+                                           LLVM front end lifts (docs/llvm-frontend.md); ``.ll`` and
+                                           ``.bc`` inputs always take that way
+``--s2s-clang=CMD`` ``S2S_CLANG=CMD``      the clang of ``--s2s-frontend=llvm`` (default: ``clang``,
+                                           else the newest ``clang-N`` on PATH)
 ``--s2s-server=S``  ``S2S_SERVER=S``       ``on`` (default): the optimize step runs in a warm server
                                            process that s2s-cc starts and that leaves after
                                            ``S2S_SERVER_IDLE`` seconds (120) without work
@@ -76,7 +82,7 @@ LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
                 "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size",
-                "report-file")
+                "report-file", "server", "server-idle", "frontend", "clang")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate")
@@ -108,6 +114,8 @@ class DriverSettings:
     cache_size: int = 512 * 1024 * 1024
     timeout: float = DEFAULT_TIMEOUT  # 0: no limit
     align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
+    frontend: str = "c"   # "llvm": C files through clang and the LLVM front end
+    clang: tuple[str, ...] = ()   # the clang of the llvm front end (empty: found on PATH)
     server: bool = True   # the optimize step in a warm server process (optimize_server.py)
     server_idle: float = DEFAULT_SERVER_IDLE   # seconds a server waits for work before it leaves
     disable: bool = False
@@ -130,6 +138,16 @@ class DriverSettings:
             if not is_launcher(word):
                 return word
         return self.compiler[-1]
+
+
+def _words(setting: tuple[str | None, str], warnings: list[str]) -> tuple[str, ...]:
+    """A command setting split as a shell would (a warning and none where it cannot be)."""
+    value, origin = setting
+    try:
+        return tuple(shlex.split(value or ""))
+    except ValueError:
+        warnings.append(f"{origin}={value!r} cannot be split into words; ignored")
+        return ()
 
 
 def is_launcher(word: str) -> bool:
@@ -296,6 +314,8 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         cache_size=cache_size,
         timeout=timeout,
         align_loops=align_loops,
+        frontend=choice("frontend", ("c", "llvm"), "c"),
+        clang=_words(raw("clang"), warnings),
         server=choice("server", ("on", "off"), "on") == "on",
         server_idle=server_idle,
         disable=boolean("disable"),

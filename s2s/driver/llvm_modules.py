@@ -1,0 +1,134 @@
+"""s2s-cc's jobs for LLVM modules: a ``.ll``/``.bc`` input, or with ``--s2s-frontend=llvm`` the
+module clang makes of a C file.
+
+The functions that the LLVM front end lifts are optimized as C (``optimize_llvm_file``) and
+compiled by the real compiler with the user's flags; the rest of the module is compiled by the
+LLVM that llvmlite carries, at the user's ``-O`` level; a relocatable link (``cc -r``) joins the
+two objects into the one the command asked for, so ``-c x.ll -o x.o`` still yields one ``x.o``.
+A module where s2s fails is compiled unchanged by llvmlite's LLVM (gcc cannot read it); a C file
+where the LLVM way fails is compiled as it is, as any C file where s2s fails.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+from s2s.driver.command_line import InputFile, Stage
+
+# what clang's code should look like to the LLVM front end: loops rotated and counted, not
+# vectorized or unrolled, each function its own (the user's functions are inlined by the C
+# compiler later, in the lifted C)
+CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline")
+
+
+class ModuleJobs:
+    def __init__(self, build, source: InputFile, output: str, directory: str):
+        self.build = build
+        self.source = source
+        self.output = output
+        self.directory = directory
+        self.stem = os.path.splitext(os.path.basename(source.path))[0]
+
+    def clang_module(self) -> tuple[str, str]:
+        """(the module clang makes of the C file, "") or ("", why not). The dependency file the
+        user asked for is clang's, written for the user's output."""
+        clang = find_clang(self.build.cfg.clang)
+        if clang is None:
+            return "", "no clang on PATH for --s2s-frontend=llvm (--s2s-clang)"
+        cl = self.build.cl
+        module = os.path.join(self.directory, self.stem + ".ll")
+        dependencies = cl.dependency_args()
+        depfile = cl.depfile(self.output)
+        if dependencies and depfile:
+            dependencies = [*dependencies, "-MF", depfile]
+            if not any(tok in ("-MT", "-MQ") or tok.startswith(("-MT", "-MQ")) for tok in dependencies):
+                dependencies += ["-MT", self.output]
+        command = [*clang, *cl.cpp_args(self.source), *CLANG_FLAGS, *dependencies, "-S", "-emit-llvm",
+                   self.source.path, "-o", module]
+        proc = self.build._run(command, capture=True)
+        if proc.returncode != 0:
+            return "", "clang cannot compile it: " + _first_line(proc.stderr)
+        return module, ""
+
+    def run(self, module: str) -> str:
+        """Optimize and compile ``module`` into the output; "" or why it failed."""
+        from s2s.driver.llvm_objects import emit_object
+        from s2s.driver.pipeline import optimize_llvm_file
+        from s2s.time_limit import run_with_time_limit
+
+        build = self.build
+        if build.cl.stage != Stage.OBJECT and build.cl.stage != Stage.LINK:
+            return "an LLVM module is compiled to an object here, not to assembly"
+        options = build.pipeline_options()
+        found = run_with_time_limit(lambda: optimize_llvm_file(module, options), build.cfg.timeout)
+        c_path = os.path.join(self.directory, self.stem + ".lifted.c")
+        with open(c_path, "w", encoding="utf-8") as f:
+            f.write(found.c.source)
+        c_object = os.path.join(self.directory, self.stem + ".lifted.o")
+        command = build._compile_command(self.source, c_path, c_object, result=found.c, dependencies=False)
+        proc = build._run(command, capture=True)
+        if proc.returncode != 0:
+            return "the optimized code did not compile: " + _first_line(proc.stderr)
+        build.err += proc.stderr
+        if found.residual is None:
+            shutil.copyfile(c_object, self.output)
+        else:
+            rest = os.path.join(self.directory, self.stem + ".rest.o")
+            emit_object(found.residual, rest, optimization_level(build.cl.compile_args()))
+            joined = build._run([*build.cfg.compiler, "-r", "-nostdlib", c_object, rest, "-o", self.output],
+                                capture=True)
+            if joined.returncode != 0:
+                return "joining the lifted C and the rest of the module failed: " + _first_line(joined.stderr)
+        shown = f"{module}.c"   # (what the report lines call the lifted C: the source's name then)
+        for line in found.c.full_report or [f"{shown}: {'optimized' if found.c.changed else 'unchanged'}"]:
+            build._report(line.replace(shown, self.source.path + (".ll.c" if module != self.source.path else ".c")))
+        return ""
+
+    def unchanged(self, module: str) -> bool:
+        """``module`` compiled as it is (by llvmlite's LLVM); whether it could be."""
+        from s2s.driver.llvm_objects import emit_object
+        from s2s.errors import S2SError
+
+        try:
+            with open(module, "rb") as f:
+                data = f.read()
+            emit_object(_module_text(module, data), self.output, optimization_level(self.build.cl.compile_args()))
+        except (OSError, S2SError):
+            return False
+        return True
+
+
+def optimization_level(args: list[str]) -> int:
+    """The ``-O`` level the user's flags ask for (the last one; ``-Os``, ``-Oz``: 2; ``-Ofast``: 3)."""
+    level = 0
+    for arg in args:
+        if arg.startswith("-O"):
+            value = arg[2:]
+            level = {"": 1, "s": 2, "z": 2, "g": 1, "fast": 3}.get(value, int(value) if value.isdigit() else level)
+    return min(level, 3)
+
+
+def find_clang(configured: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The clang to use: ``--s2s-clang``, else ``clang``, else the newest ``clang-N`` on PATH."""
+    if configured:
+        return configured
+    if shutil.which("clang"):
+        return ("clang",)
+    for version in range(30, 10, -1):
+        if shutil.which(f"clang-{version}"):
+            return (f"clang-{version}",)
+    return None
+
+
+def _module_text(path: str, data: bytes) -> str:
+    if path.endswith(".bc"):
+        import llvmlite.binding as llvm
+
+        return str(llvm.parse_bitcode(data))
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = [line for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line]
+    return (errors or lines or ["no message"])[0][:200]
