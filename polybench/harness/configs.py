@@ -192,6 +192,15 @@ def _seq(ctx: ConfigContext) -> Config:
                          extra_env={"S2S_TARGET": "c"})
 
 
+def _llvm(ctx: ConfigContext) -> Config:
+    from s2s.driver.llvm_modules import find_clang
+
+    cfg = s2s_cc_config(ctx, "s2s-llvm", "pluto",
+                        "s2s-seq by way of LLVM IR: clang -O1 makes the module, the LLVM front end lifts it "
+                        "(S2S_FRONTEND=llvm S2S_TARGET=c)", extra_env={"S2S_TARGET": "c", "S2S_FRONTEND": "llvm"})
+    return cfg if cfg.unavailable or find_clang(()) else replace(cfg, unavailable="no clang on PATH")
+
+
 def _omp(ctx: ConfigContext) -> Config:
     cfg = s2s_cc_config(ctx, "s2s-omp", "pluto",
                         "s2s-cc -fopenmp, S2S_MODE=pluto S2S_TARGET=openmp (Pluto-style schedule, tiled, parallel)",
@@ -265,6 +274,8 @@ register(ConfigSpec("baseline", _baseline, help="cc -O3 -march=native (the refer
 register(ConfigSpec("identity", _identity, help="s2s-cc -O3 -march=native with S2S_MODE=identity"))
 register(ConfigSpec("s2s-isl", _isl, help="s2s-cc -O3 -march=native with S2S_MODE=isl"))
 register(ConfigSpec("s2s-seq", _seq, help="s2s-cc -O3 -march=native with S2S_MODE=pluto, 1 thread"))
+register(ConfigSpec("s2s-llvm", _llvm, default=False,
+                    help="s2s-seq with C files by way of clang's LLVM IR and the LLVM front end"))
 register(ConfigSpec("s2s-omp", _omp, help="s2s-cc -O3 -march=native -fopenmp with S2S_MODE=pluto S2S_TARGET=openmp"))
 register(ConfigSpec("s2s-tuned", _tuned, default=False,
                     help="s2s-omp with the tuned recipes of the recipe database (--recipe-db)"))
