@@ -149,7 +149,7 @@ def _instruction(i) -> Instruction:
         inst.predicate = next(w for w in words[1:] if w not in _FLAGS)
     elif opcode == "getelementptr":
         after = head.split("getelementptr", 1)[1].split()
-        inst.element_type = _type_at(" ".join(w for w in after if w not in _FLAGS and not w.startswith("inrange")))
+        inst.element_type = type_at(" ".join(w for w in after if w not in _FLAGS and not w.startswith("inrange")))
     elif opcode == "load":
         inst.element_type = str(i.type)
     elif opcode == "call":
@@ -166,7 +166,7 @@ def _instruction(i) -> Instruction:
     return inst
 
 
-def _type_at(text: str) -> str:
+def type_at(text: str) -> str:
     """The LLVM type that ``text`` starts with (brackets, braces and vectors balanced)."""
     depth = 0
     for k, ch in enumerate(text):

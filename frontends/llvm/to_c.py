@@ -22,7 +22,7 @@ import struct
 from dataclasses import dataclass, field
 
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
-from frontends.llvm.module import Function, Instruction, Module, Value
+from frontends.llvm.module import Function, Instruction, Module, Value, type_at
 from s2s.errors import S2SError
 
 
@@ -86,6 +86,10 @@ class _Writer:
         self.taken: set[str] = set()
         for name, _ in function.params:
             self._name(name)
+        # local arrays (alloca in the entry block), by name: their allocated type
+        self.locals = {i.name: type_at(i.text.split("alloca", 1)[1].strip())
+                       for i in function.blocks[0].instructions if i.opcode == "alloca" and i.name
+                       and "," not in i.text.split("alloca", 1)[1].split("align")[0].strip(" ,")}
         self.pointee = self._pointee_types()
         self.headers: set[str] = set()
         self.counted: dict[str, CountedLoop] = {}
@@ -221,17 +225,18 @@ class _Writer:
     def _pointee_types(self) -> dict[str, str]:
         """The type each pointer parameter points to: what its getelementptrs index (a scalar,
         or an array type for C's ``double A[][M]``), or what is loaded or stored through it."""
+        bases = set(self.params) | set(self.locals)
         indexed: dict[str, set[str]] = {}
         accessed: dict[str, set[str]] = {}
         for i in self.insts.values():
-            if i.opcode == "getelementptr" and i.operands[0].name in self.params:
+            if i.opcode == "getelementptr" and i.operands[0].name in bases:
                 indexed.setdefault(i.operands[0].name, set()).add(i.element_type or "")
-            elif i.opcode == "load" and i.operands[0].name in self.params:
+            elif i.opcode == "load" and i.operands[0].name in bases:
                 accessed.setdefault(i.operands[0].name, set()).add(i.type)
-            elif i.opcode == "store" and i.operands[1].name in self.params:
+            elif i.opcode == "store" and i.operands[1].name in bases:
                 accessed.setdefault(i.operands[1].name, set()).add(i.operands[0].type)
         out = {}
-        for name, type_ in self.f.params:
+        for name, type_ in [*self.f.params, *((n, "ptr") for n in self.locals)]:
             if type_ != "ptr" and not type_.endswith("*"):
                 continue
             kinds = indexed.get(name, set()) or accessed.get(name, set())
@@ -244,6 +249,20 @@ class _Writer:
             self._ctype(element, f"the data of {name}")
             out[name] = kind
         return out
+
+    def _declare_locals(self) -> None:
+        """A local array as C declares one: ``double z[2000]`` where it is indexed by elements,
+        ``double z[1][2000]`` where by the whole array (its first subscript then 0)."""
+        for name, allocated in self.locals.items():
+            element, dims = _array_shape(allocated)
+            indexed, inner = _array_shape(self.pointee[name])
+            if indexed != element:
+                raise LiftRefused(f"{self.f.name}: the local {name} indexed as {self.pointee[name]}")
+            count = 1
+            for d in dims[:len(dims) - len(inner)]:
+                count *= d
+            shape = "".join(f"[{d}]" for d in (count, *inner))
+            self._emit(f"{self._ctype(element, name)} {self._name(name)}{shape};")
 
     def _parameter(self, name: str) -> str:
         """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``."""
@@ -264,6 +283,7 @@ class _Writer:
             else:
                 params.append(f"{self._ctype(type_, f'the parameter {name}')} {self._name(name)}")
         ret = self._ctype(self.f.return_type, "its result")
+        self._declare_locals()
         self._declare_phis(None)
         self._hoist()
         self._region(self.cf.entry, None, None)
@@ -423,6 +443,9 @@ class _Writer:
             if i.name in self.live_out:
                 self._emit(f"{self._out_name(i.name)} = {self._value_of(i)};")
             return
+        if i.opcode == "alloca" and i.name in self.locals or i.opcode == "call" and (i.callee or "").startswith(
+                ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")):
+            return   # (declared at the start; what only tells LLVM's optimizer something)
         if i.opcode == "store":
             value, pointer = i.operands
             self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
@@ -605,7 +628,7 @@ class _Writer:
 
     def _base(self, pointer: Value) -> tuple[str, list[str], str]:
         """What ``pointer`` addresses: (parameter, subscripts, the type it points to)."""
-        if pointer.name in self.params and pointer.name in self.pointee:
+        if pointer.name in self.pointee:
             return self._name(pointer.name), ["0"], self.pointee[pointer.name]
         if pointer.is_global:
             raise LiftRefused(f"{self.f.name}: the global @{pointer.name}")
