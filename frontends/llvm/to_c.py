@@ -117,6 +117,7 @@ class _Writer:
                         if b in loop.blocks and v.name and self.defined_in.get(v.name) in loop.blocks:
                             if self.back_value.get(v.name) not in {p.name for p in self._phis(loop.header)}:
                                 self.live_out[v.name] = loop
+        self.named = self._named_values()
         self.inlined_loads = self._loads_to_inline()
         self.lines: list[str] = []
         self.depth = 1
@@ -156,6 +157,29 @@ class _Writer:
         scaled = moved if per_step == 1 else f"{moved} * {per_step}"
         return f"({self._expr(entry)} + {scaled})"
 
+    def _named_values(self) -> set[str]:
+        """Pure floating-point values written once, as a local where LLVM computes them, rather
+        than into each use: a math call (``expf`` may set errno, so the C compiler may not move
+        or merge it), a value used twice, or one computed outside the loops that use it. Integer
+        values (subscripts, bounds) stay in their uses, where the C front end reads them."""
+        uses: dict[str, int] = {}
+        for b in self.f.blocks:
+            for i in b.instructions:
+                for v in [*i.operands, *(v for v, _ in i.incoming)]:
+                    if v.name:
+                        uses[v.name] = uses.get(v.name, 0) + 1
+        named = set()
+        for b in self.f.blocks:
+            for i in b.instructions:
+                if not i.name or i.type not in _FLOAT or i.opcode == "phi" or i.name in self.live_out:
+                    continue
+                if not (i.opcode in _PURE or self._pure_call(i)):
+                    continue
+                outside = self.cf.loop_of(b.name) is None and self.cf.loops
+                if i.opcode == "call" and self._math_name(i) != "fmuladd" or uses.get(i.name, 0) > 1 or outside:
+                    named.add(i.name)
+        return named
+
     def _loads_to_inline(self) -> set[str]:
         """Loads written into the one statement that uses them (``A[i][j] = A[i][j] * b``, as a
         person writes it, rather than a temporary per load): where every use of the load, through
@@ -186,7 +210,8 @@ class _Writer:
                             ok = False
                         elif user is None:
                             sinks.add(len(b.instructions))
-                        elif (user.opcode in _PURE or self._pure_call(user)) and user.name not in self.live_out:
+                        elif ((user.opcode in _PURE or self._pure_call(user)) and user.name not in self.live_out
+                              and user.name not in self.named):
                             todo.append(user.name)
                         else:
                             sinks.add(order[id(user)])
@@ -439,6 +464,9 @@ class _Writer:
             # subscripts inside them can use as a parameter)
             self._emit(f"const {self._ctype(i.type, i.name)} {self._name(i.name)} = {self._value_of(i)};")
             return
+        if i.name in self.named:
+            self._emit(f"{self._ctype(i.type, i.name)} {self._name(i.name)} = {self._value_of(i)};")
+            return
         if i.opcode == "phi" or (i.opcode in _PURE and i.name) or self._pure_call(i):
             if i.name in self.live_out:
                 self._emit(f"{self._out_name(i.name)} = {self._value_of(i)};")
@@ -661,7 +689,7 @@ class _Writer:
         i = self.insts[v.name]
         if v.name in self.induced and v.name not in self.live_out:
             return self._induced_value(v.name)
-        if i.opcode == "phi" or i.name in self.live_out or self._named_outside_loops(i):
+        if i.opcode == "phi" or i.name in self.live_out or i.name in self.named or self._named_outside_loops(i):
             return self._name(v.name)
         if i.opcode in _PURE or self._pure_call(i):
             return self._value_of(i)
