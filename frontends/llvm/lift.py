@@ -37,6 +37,9 @@ def lift(module: Module) -> LiftedModule:
     digest = hashlib.sha256(module.text.encode()).hexdigest()[:8]
     defined = [f for f in module.functions if not f.declaration]
     names = {f.name: f"{f.name}_s2s_{digest}" for f in defined if f.linkage == "internal"}
+    # (a global the module keeps to itself becomes one C can name: external, named after itself)
+    names.update({g: f"{_c_identifier(g)}_s2s_{digest}" for g, linkage in module.global_linkage.items()
+                  if linkage != "external" or not _c_identifier(g) == g})
     refused: dict[str, str] = {}
     done: dict[str, object] = {}
     for f in defined:
@@ -59,9 +62,12 @@ def lift(module: Module) -> LiftedModule:
     prototypes = [p for f in module.functions if f.name not in done and not f.name.startswith("llvm.")
                   and any(f.name in _callees(module, n) for n in lifted) and (p := _prototype(f)) is not None]
     prototypes += [f"{done[n].head};" for n in lifted]   # (they call each other in any order)
+    used = {g: d for n in lifted for g, d in done[n].globals.items()}
+    prototypes[:0] = [used[g] for g in sorted(used)]
     lines = [f"#include <{h}>" for h in sorted(headers)] + prototypes
     text = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(definitions)
-    residual = _residual(module, [f for f in defined if f.name in done], names) if refused else None
+    residual = (_residual(module, [f for f in defined if f.name in done], names, sorted(used))
+                if refused or used else None)
     return LiftedModule(text, lifted, {n: refused[n] for n in (f.name for f in defined) if n in refused}, residual)
 
 
@@ -82,9 +88,10 @@ def _prototype(f: Function) -> str | None:
     return f"extern {ret} {f.name}({', '.join(params) or 'void'});"
 
 
-def _residual(module: Module, moved: list[Function], names: dict[str, str]) -> str:
-    """``module``'s text with each of ``moved`` declared instead of defined (renamed where
-    ``names`` says, its calls in the platform's calling convention)."""
+def _residual(module: Module, moved: list[Function], names: dict[str, str], globals_: list[str]) -> str:
+    """``module``'s text with each of ``moved`` declared instead of defined, and the globals the C
+    uses visible to it (renamed where ``names`` says, without their internal linkage); calls of
+    renamed functions in the platform's calling convention."""
     text = module.text
     for f in moved:
         new = names.get(f.name, f.name)
@@ -92,10 +99,29 @@ def _residual(module: Module, moved: list[Function], names: dict[str, str]) -> s
         text = re.sub(rf"^define [^\n]*@{re.escape(f.name)}\(.*?^\}}\n", declaration + "\n", text,
                       count=1, flags=re.DOTALL | re.MULTILINE)
         if new != f.name:
-            text = re.sub(rf"\b(call|invoke) (?:fastcc |coldcc |cc \d+ )?([^@\n]*)@{re.escape(f.name)}\(",
+            text = re.sub(rf"\b(call|invoke) (?:fastcc |coldcc |cc \d+ )?([^@\n]*)@{_symbol(f.name)}\(",
                           rf"\1 \2@{new}(", text)
-            text = re.sub(rf"@{re.escape(f.name)}\b", f"@{new}", text)
+            text = re.sub(rf"@{_symbol(f.name)}{_END}", f"@{new}", text)
+    for g in globals_:
+        new = names.get(g, g)
+        if new != g:
+            text = re.sub(rf"@{_symbol(g)}{_END}", f"@{new}", text)
+            text = re.sub(rf"^(@{re.escape(new)} = )(?:internal |private )", r"\1", text, flags=re.MULTILINE)
     return text
+
+
+_END = r"(?![-\w.$])"   # (where an LLVM name ends: @A is no prefix of @A.1)
+
+
+def _symbol(name: str) -> str:
+    """``name`` as LLVM writes it after ``@``, as a pattern (quoted where it has other characters)."""
+    plain = re.fullmatch(r"[-\w.$]+", name) is not None
+    return re.escape(name) if plain else re.escape(f'"{name}"')
+
+
+def _c_identifier(name: str) -> str:
+    text = re.sub(r"\W", "_", name)
+    return text if re.match(r"[A-Za-z_]", text) else "g_" + text
 
 
 _LIBM = {"sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "fabs", "fabsf", "sin", "sinf", "cos", "cosf",

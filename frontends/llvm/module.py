@@ -82,6 +82,7 @@ class Module:
     functions: list[Function]
     globals: dict[str, str]   # name -> value type of the module's global variables
     text: str                 # the module as read and prepared, in LLVM's text
+    global_linkage: dict[str, str] = field(default_factory=dict)   # name -> llvmlite's linkage name
 
 
 def read_module(path: str | Path | None = None, text: str | None = None) -> Module:
@@ -101,7 +102,8 @@ def read_module(path: str | Path | None = None, text: str | None = None) -> Modu
     _prepare(module)
     functions = [_function(f) for f in module.functions]
     globals_ = {g.name: str(g.global_value_type) for g in module.global_variables}
-    return Module(functions, globals_, str(module))
+    linkage = {g.name: g.linkage.name for g in module.global_variables}
+    return Module(functions, globals_, str(module), linkage)
 
 
 def _prepare(module) -> None:

@@ -58,11 +58,12 @@ class LiftedFunction:
     text: str                 # its C definition
     headers: set[str] = field(default_factory=set)
     head: str = ""            # its declarator (a prototype with a semicolon after it)
+    globals: dict[str, str] = field(default_factory=dict)   # LLVM name -> C declaration of each global it uses
 
 
 def function_to_c(function: Function, module: Module, names: dict[str, str] | None = None) -> LiftedFunction:
     """``function`` as a C definition, or ``LiftRefused``; ``names``: the C names of functions
-    that C gives another name than LLVM (the module's internal ones, lifted.py)."""
+    and globals that C gives another name than LLVM (the module's internal ones, lifted.py)."""
     return _Writer(function, module, names or {}).function()
 
 
@@ -82,8 +83,13 @@ class _Writer:
                     self.insts[i.name] = i
                     self.defined_in[i.name] = b.name
         self.params = {name: type_ for name, type_ in function.params}
+        # the module's globals it reads or writes (their C names are taken first)
+        every = [i for b in function.blocks for i in b.instructions]
+        operands = [v for i in every for v in i.operands]
+        operands += [c[1] for v in operands if v.is_constant and (c := _constant_gep(v.constant)) is not None]
+        self.used_globals = sorted({v.name for v in operands if v.is_global and v.name in module.globals})
         self.c_names: dict[str, str] = {}
-        self.taken: set[str] = set()
+        self.taken: set[str] = {names.get(g, g) for g in self.used_globals}
         for name, _ in function.params:
             self._name(name)
         # local arrays (alloca in the entry block), by name: their allocated type
@@ -250,10 +256,10 @@ class _Writer:
     def _pointee_types(self) -> dict[str, str]:
         """The type each pointer parameter points to: what its getelementptrs index (a scalar,
         or an array type for C's ``double A[][M]``), or what is loaded or stored through it."""
-        bases = set(self.params) | set(self.locals)
+        bases = set(self.params) | set(self.locals) | set(self.used_globals)
         indexed: dict[str, set[str]] = {}
         accessed: dict[str, set[str]] = {}
-        for i in self.insts.values():
+        for i in (i for b in self.f.blocks for i in b.instructions):
             if i.opcode == "getelementptr" and i.operands[0].name in bases:
                 indexed.setdefault(i.operands[0].name, set()).add(i.element_type or "")
             elif i.opcode == "load" and i.operands[0].name in bases:
@@ -261,13 +267,13 @@ class _Writer:
             elif i.opcode == "store" and i.operands[1].name in bases:
                 accessed.setdefault(i.operands[1].name, set()).add(i.operands[0].type)
         out = {}
-        for name, type_ in [*self.f.params, *((n, "ptr") for n in self.locals)]:
+        for name, type_ in [*self.f.params, *((n, "ptr") for n in [*self.locals, *self.used_globals])]:
             if type_ != "ptr" and not type_.endswith("*"):
                 continue
             kinds = indexed.get(name, set()) or accessed.get(name, set())
             if len(kinds) > 1:
                 raise LiftRefused(f"{self.f.name}: the pointer {name} is used as {' and '.join(sorted(kinds))}")
-            kind = next(iter(kinds), "double")
+            kind = next(iter(kinds), self.module.globals.get(name, "double") if name in self.used_globals else "double")
             element, _dims = _array_shape(kind)
             if any(_array_shape(k)[0] != element for k in accessed.get(name, set())):
                 raise LiftRefused(f"{self.f.name}: the pointer {name} is read as another type than {kind}")
@@ -279,15 +285,21 @@ class _Writer:
         """A local array as C declares one: ``double z[2000]`` where it is indexed by elements,
         ``double z[1][2000]`` where by the whole array (its first subscript then 0)."""
         for name, allocated in self.locals.items():
-            element, dims = _array_shape(allocated)
-            indexed, inner = _array_shape(self.pointee[name])
-            if indexed != element:
-                raise LiftRefused(f"{self.f.name}: the local {name} indexed as {self.pointee[name]}")
-            count = 1
-            for d in dims[:len(dims) - len(inner)]:
-                count *= d
-            shape = "".join(f"[{d}]" for d in (count, *inner))
-            self._emit(f"{self._ctype(element, name)} {self._name(name)}{shape};")
+            self._emit(self._array_declaration(name, allocated))
+
+    def _array_declaration(self, name: str, allocated: str, extern: bool = False) -> str:
+        """The C declaration of a local or global object of LLVM type ``allocated``, shaped as the
+        code indexes it (its first subscript then runs over the whole object)."""
+        element, dims = _array_shape(allocated)
+        indexed, inner = _array_shape(self.pointee[name])
+        if indexed != element:
+            raise LiftRefused(f"{self.f.name}: {name} indexed as {self.pointee[name]}")
+        count = 1
+        for d in dims[:len(dims) - len(inner)]:
+            count *= d
+        shape = "".join(f"[{d}]" for d in (count, *inner))
+        c_name = self.function_names.get(name, name) if extern else self._name(name)
+        return f"{'extern ' if extern else ''}{self._ctype(element, name)} {c_name}{shape};"
 
     def _parameter(self, name: str) -> str:
         """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``."""
@@ -314,7 +326,9 @@ class _Writer:
         self._region(self.cf.entry, None, None)
         body = "\n".join(self.lines)
         head = f"{ret} {self.function_names.get(self.f.name, self.f.name)}({', '.join(params) or 'void'})"
-        return LiftedFunction(self.f.name, f"{head}\n{{\n{body}\n}}\n", self.headers, head)
+        return LiftedFunction(self.f.name, f"{head}\n{{\n{body}\n}}\n", self.headers, head,
+                              {g: self._array_declaration(g, self.module.globals[g], extern=True)
+                               for g in self.used_globals})
 
     def _emit(self, line: str) -> None:
         self.lines.append("  " * self.depth + line)
@@ -641,25 +655,31 @@ class _Writer:
             return self._address(self.insts[i.operands[0].name])
         if i.opcode != "getelementptr" or len(i.operands) < 2:
             raise LiftRefused(f"{self.f.name}: an address this front end does not write ({i.text[:60]})")
-        base, *indices = i.operands
+        return self._gep(i.element_type or "", i.operands[0], i.operands[1:], i.text)
+
+    def _gep(self, element_type: str, base: Value, indices: list[Value], text: str) -> tuple[str, list[str], str]:
         root, subscripts, pointed = self._base(base)
-        if i.element_type != pointed:
-            raise LiftRefused(f"{self.f.name}: {root} indexed as {i.element_type}, not as {pointed}")
+        if element_type != pointed:
+            raise LiftRefused(f"{self.f.name}: {root} indexed as {element_type}, not as {pointed}")
         first = self._expr(indices[0])
         moved = first if subscripts[-1] == "0" else f"{subscripts[-1]} + {first}"
         element, dims = _array_shape(pointed)
         if len(indices) - 1 > len(dims):
-            raise LiftRefused(f"{self.f.name}: an address that indexes past its array type ({i.text[:60]})")
+            raise LiftRefused(f"{self.f.name}: an address that indexes past its array type ({text[:60]})")
         # (a struct's members are no array dimension: their indices are constants into other types)
         inner = _array_shape(pointed, len(indices) - 1)
         return root, [*subscripts[:-1], moved, *(self._expr(v) for v in indices[1:])], inner
 
     def _base(self, pointer: Value) -> tuple[str, list[str], str]:
         """What ``pointer`` addresses: (parameter, subscripts, the type it points to)."""
-        if pointer.name in self.pointee:
+        if pointer.is_global and pointer.name in self.pointee:
+            return self.function_names.get(pointer.name, pointer.name), ["0"], self.pointee[pointer.name]
+        if pointer.name in self.pointee and not pointer.is_global:
             return self._name(pointer.name), ["0"], self.pointee[pointer.name]
         if pointer.is_global:
             raise LiftRefused(f"{self.f.name}: the global @{pointer.name}")
+        if pointer.is_constant and (constant := _constant_gep(pointer.constant)) is not None:
+            return self._gep(*constant, pointer.constant)
         inner = self.insts.get(pointer.name or "")
         if inner is None:
             raise LiftRefused(f"{self.f.name}: memory at {pointer.name or pointer.constant}")
@@ -696,6 +716,30 @@ class _Writer:
         if v.name in self.inlined_loads:
             return self._lvalue(i.operands[0], i.type)
         return self._name(v.name)
+
+
+_CONSTANT_GEP = re.compile(r"^getelementptr (?:(?:inbounds|nuw|nusw) )*\((.*)\)$")
+
+
+def _constant_gep(text: str) -> tuple[str, Value, list[Value]] | None:
+    """(element type, base, indices) of a constant ``getelementptr`` expression of constant
+    integer indices off a global (``getelementptr inbounds ([18 x double], ptr @A, i64 0, i64 1)``)."""
+    m = _CONSTANT_GEP.match(text.strip())
+    if m is None:
+        return None
+    inner = m.group(1)
+    element = type_at(inner)
+    parts = [p.strip() for p in inner[len(element):].split(",") if p.strip()]
+    if not parts or not parts[0].startswith("ptr @"):
+        return None
+    base = Value("ptr", name=parts[0][5:].strip('"'), is_global=True)
+    indices = []
+    for part in parts[1:]:
+        kind, _, value = part.partition(" ")
+        if not re.fullmatch(r"-?\d+", value):
+            return None
+        indices.append(Value(kind, constant=value))
+    return element, base, indices
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}
