@@ -96,14 +96,22 @@ long down_and_strided(int n, int *v) {
   for (int i = 2; i <= n; i += 2) s ^= v[i - 1];
   return s;
 }
+void down_to_i(int m, float C[3][3]) {   /* fuzz seed 7000144: k >u i tested before k-- (i = 0) */
+  for (int i = 0; i < m - 2; i++)
+    for (int k = 1; k >= i; k--)
+      C[2][k + 1] += 1 + i;
+}
 """
 LOOP_VALUES_MAIN = """
 #include <stdio.h>
 long last_index(int n, const double *x, double t);
 double last_prev(int n, const double *x);
 long down_and_strided(int n, int *v);
+void down_to_i(int m, float C[3][3]);
 int main(void) {
-  double x[50]; int v[50];
+  double x[50]; int v[50]; float c[3][3] = {{0}};
+  for (int m = 0; m < 7; m++) down_to_i(m, c);
+  printf("%g %g %g\\n", c[2][0], c[2][1], c[2][2]);
   for (int i = 0; i < 50; i++) { x[i] = (i * 37 % 11) - 3; v[i] = i * 29 % 23 - 11; }
   for (int n = 0; n < 50; n += 7)
     printf("%ld %g %ld\\n", last_index(n, x, 5.5), last_prev(n, x), down_and_strided(n, v));
@@ -114,7 +122,8 @@ int main(void) {
 
 def test_values_of_loops_used_after_them(tmp_path):
     """Exit phis (LCSSA): a loop's last value of a phi, of a value it computes, of its counter;
-    loops that count down or by steps of 2 and 3, whose exits test the value before the step."""
+    loops that count down or by steps of 2 and 3, whose exits test the value before the step
+    (unsigned, down to 0: the fuzzer's seed 7000144 through the LLVM front end)."""
     assert_lifted_prints_the_same(tmp_path, LOOP_VALUES, LOOP_VALUES_MAIN)
 
 

@@ -414,30 +414,40 @@ class _Writer:
             value = next(v for v, b in phi.incoming if b == entry)
             self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)} = {self._expr(value)};")
         init = self._expr(counted.init)
-        bound = self._expr(counted.bound)
-        if counted.bound_offset:
-            bound = f"({bound} + {counted.bound_offset})"
-        if counted.unsigned:
-            unsigned = _UINT[counted.phi.type]
-            left, bound = f"({unsigned}){var}", f"({unsigned}){bound}"
-        else:
-            left = var
+        test = self._loop_test(counted, var, init)
         step = counted.step
-        if counted.test != "!=":
-            # (a rotated loop runs once before its first test: the bound lets the first iteration by)
-            first = f"({init} + {step})" if counted.test in ("<", ">") else init
-            pick = ">" if counted.test in ("<", "<=") else "<"
-            if counted.unsigned:
-                first = f"({_UINT[counted.phi.type]}){first}"
-            bound = f"({bound} {pick} {first} ? {bound} : {first})"
         increment = f"{var}++" if step == 1 else f"{var}--" if step == -1 else f"{var} += {step}"
-        self._emit(f"for ({ctype} {var} = {init}; {left} {counted.test} {bound}; {increment}) {{")
+        self._emit(f"for ({ctype} {var} = {init}; {test}; {increment}) {{")
         self.depth += 1
         self._declare_phis(loop)
         self._region(loop.header, None, loop)
         self.depth -= 1
         self._emit("}")
         self._edge_copies(loop.latch, loop.exits[0], loop.parent, leaving=loop)
+
+    def _loop_test(self, counted: CountedLoop, var: str, init: str) -> str:
+        """The C test of a rotated loop's counter ``var``: true for its first value, whatever the
+        latch's compare says of it, and then what that compare says (of ``var``, or where it tests
+        the value before the step, of ``var - step``)."""
+        step, bound = counted.step, self._expr(counted.bound)
+        u = _UINT[counted.phi.type]
+        if counted.test == "!=":
+            if counted.bound_offset:   # (wrapping as the counter would: 0 - 1 is the last value)
+                bound = f"({_INT[counted.phi.type]})(({u}){bound} + ({u}){counted.bound_offset})"
+            return f"{var} != {bound}"
+        wraps_not = "nuw" if counted.unsigned else "nsw"
+        if counted.bound_offset == 0 and wraps_not in counted.increment.flags:
+            # (an ordering of the next value, which does not wrap: a bound that lets the first
+            # iteration by, max(b, init + step) upward, is the same test)
+            first = f"({init} + {step})" if counted.test in ("<", ">") else init
+            pick = ">" if counted.test in ("<", "<=") else "<"
+            if counted.unsigned:
+                return f"({u}){var} {counted.test} (({u}){bound} {pick} ({u}){first} ? ({u}){bound} : ({u}){first})"
+            return f"{var} {counted.test} ({bound} {pick} {first} ? {bound} : {first})"
+        tested = f"({var} - {step})" if counted.bound_offset else var
+        if counted.unsigned:
+            tested, bound = f"({u}){tested}", f"({u}){bound}"
+        return f"{var} == {init} || {tested} {counted.test} {bound}"
 
     def _edge_copies(self, source: str, target: str, loop: Loop | None, leaving: Loop | None = None) -> None:
         """The phis of ``target`` set as the edge from ``source`` sets them (all at once)."""
