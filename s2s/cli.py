@@ -428,6 +428,8 @@ def _configure_fuzz(p: argparse.ArgumentParser) -> None:
     p.add_argument("--s2s-cc", dest="s2s_cc", default="", metavar="CMD",
                    help="the s2s-cc under test (default: the one installed beside this s2s)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per program run (default 20)")
+    p.add_argument("--frontend", choices=("c", "llvm"), default="c",
+                   help="llvm: s2s-cc --s2s-frontend=llvm, by way of clang's LLVM IR (default c)")
     p.add_argument("--quiet", "-q", action="store_true", help="only failures and the summary line")
     p.epilog = ("Each program is built with cc -O0 -ffp-contract=off and with S2S_MODE=pluto s2s-cc cc -O2 "
                 "-ffp-contract=off; the outputs (integers, floating point as %%a) must be identical. Exit "
@@ -443,7 +445,7 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
         if not ns.quiet or not msg.startswith("["):
             print(f"s2s fuzz: {msg}", file=sys.stderr, flush=True)
 
-    options = RunOptions(target=ns.target, cc=ns.cc, s2s_cc=ns.s2s_cc, run_timeout=ns.timeout)
+    options = RunOptions(target=ns.target, cc=ns.cc, s2s_cc=ns.s2s_cc, run_timeout=ns.timeout, frontend=ns.frontend)
     summary = run_fuzz(ns.count, ns.seed, options, jobs=ns.jobs, keep=Path(ns.keep), do_shrink=not ns.no_shrink,
                        progress=progress)
     for reason, n in sorted(summary.fallback_reasons.items(), key=lambda kv: -kv[1]):

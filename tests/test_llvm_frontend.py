@@ -330,3 +330,15 @@ def test_s2s_cc_falls_back_where_the_llvm_way_fails(tmp_path):
     proc = subprocess.run([S2S_CC, "gcc", "-c", "bad.ll", "-o", "bad.o"], cwd=tmp_path, capture_output=True, text=True)
     # (then the user's command runs as it is: gcc takes a .ll for a linker input, and makes nothing)
     assert "LLVM cannot read it" in proc.stderr and not (tmp_path / "bad.o").exists()
+
+
+def test_the_fuzzer_through_the_llvm_front_end():
+    """``s2s fuzz --frontend llvm``: random programs (static arrays, triangular and downward loops)
+    through clang and this front end print what cc -O0 prints; seed 7000144 was a wrong answer
+    (a downward loop tested before its step)."""
+    from s2s.fuzz import RunOptions, check_source, generate, to_c
+
+    for seed in (7000144, 7000003, 7000017):
+        program = generate(seed)
+        outcome = check_source(to_c(program), program.args(), program.config.env(), RunOptions(frontend="llvm"))
+        assert outcome.status == "ok" and not outcome.fallback, (seed, outcome)

@@ -9,6 +9,8 @@ makes the test fail until the line is removed).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +56,5 @@ def check_file(path: Path, options: RunOptions | None = None) -> Outcome:
     case = read_case(path)
     options = options or RunOptions()
     if options.target != case.target:
-        options = RunOptions(case.target, options.cc, options.s2s_cc, options.run_timeout, options.build_timeout,
-                             options.threads)
+        options = dataclasses.replace(options, target=case.target)
     return check_source(case.source, case.args, case.config.env(), options)

@@ -52,6 +52,7 @@ class RunOptions:
     run_timeout: float = 20.0
     build_timeout: float = 300.0
     threads: tuple[int, ...] = ()  # default: (1,) for c, (1, 2, 3) for openmp
+    frontend: str = "c"  # "llvm": the candidate goes through clang and the LLVM front end
 
     def thread_counts(self) -> tuple[int, ...]:
         return self.threads or ((1, 2, 3) if self.target == "openmp" else (1,))
@@ -101,7 +102,8 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
     cc_env.update(env)
     # (every program is new: the cache would only fill up)
     cc_env.update(S2S_MODE="pluto", S2S_REPORT="1", S2S_KEEP=str(workdir / "kept"), S2S_CACHE="off")
-    command = [options.s2s_cc or s2s_cc_path(), options.cc, "-O2", *CFLAGS]
+    command = [options.s2s_cc or s2s_cc_path(), *(["--s2s-frontend=llvm"] if options.frontend == "llvm" else []),
+               options.cc, "-O2", *CFLAGS]
     if options.target == "openmp":
         command.append("-fopenmp")
     try:
