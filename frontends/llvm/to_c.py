@@ -1,16 +1,19 @@
 """An LLVM function as structured C: counted loops as ``for`` loops, branches as ``if``/``else``,
-memory through pointer parameters as subscripts (``p[i * n + j]``), so that the C front end lifts
-it like code a person wrote.
+memory through pointer parameters, local arrays and the module's globals as subscripts
+(``p[i * n + j]``, ``A[i][j]``), so that the C front end lifts it like code a person wrote.
 
-Values: a pure instruction (arithmetic, a compare, a cast, ``select``, ``getelementptr``, a call
-of a math function or intrinsic) is written into the expressions that use it; a load or another
-call is a local variable set where LLVM has it; a phi is a variable set on every edge into its
-block (a loop's at its entry and at the end of each iteration, several at once through
-temporaries, as phis are parallel copies). A value of a loop used after it (through the exit's
-phi) is a variable declared before the loop, unless it is what a header phi takes on the back
-edge, which the phi's variable then holds. Integer arithmetic without ``nsw`` wraps in LLVM, so
-it is written in unsigned C types; ``nsw`` arithmetic, ``sdiv`` and the signed compares in C's
-signed types.
+Values: a pure integer instruction (arithmetic, a compare, a cast, ``select``,
+``getelementptr``) is written into the expressions that use it, one of the parameters computed
+before the loops is named once at the start; a floating-point one is too, unless it is a math
+call, used twice or computed outside the loops that use it, which get a local where LLVM
+computes them; a load is written into the one statement that uses it where nothing between may
+write memory, else a local; a phi is a variable set on every edge into its block (a loop's at
+its entry and at the end of each iteration, several at once through temporaries, as phis are
+parallel copies), or, stepping with the loop's counter, the counter's expression. A value of a
+loop used after it (through the exit's phi) is a variable declared before the loop, unless it is
+what a header phi takes on the back edge, which the phi's variable then holds. Integer
+arithmetic without ``nsw`` wraps in LLVM, so it is written in unsigned C types; ``nsw``
+arithmetic, ``sdiv`` and the signed compares in C's signed types.
 
 What does not have this shape is refused with the reason (``LiftRefused``): the caller keeps the
 function as LLVM IR.
