@@ -111,6 +111,7 @@ class _Writer:
                 raise LiftRefused(f"{function.name}: the loop at {header} is left from inside its body")
             self.counted[header] = found
         self.induced = self._induced()
+        self.reloaded, self.dead = self._reloaded()
         # values of a loop that its exit's phis read: kept in variables declared before it
         self.live_out: dict[str, Loop] = {}
         self.back_value: dict[str, str] = {}   # value -> the header phi whose back-edge value it is
@@ -118,7 +119,7 @@ class _Writer:
             for phi in self._phis(loop.header):
                 for v, b in phi.incoming:
                     if (b == loop.latch and v.name and v.name != self.counted[loop.header].increment.name
-                            and phi.name not in self.induced):
+                            and phi.name not in self.induced and phi.name not in self.reloaded):
                         self.back_value.setdefault(v.name, phi.name)
             for exit_ in loop.exits:
                 for phi in self._phis(exit_):
@@ -131,6 +132,85 @@ class _Writer:
         self.lines: list[str] = []
         self.depth = 1
         self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
+
+    def _reloaded(self) -> tuple[dict[str, Instruction], set[str]]:
+        """Header phis that hold what the iteration before stored (LLVM's scalar promotion of a load
+        of ``A[i][j-1]`` in seidel's sweep), read from memory again at the top of each iteration,
+        as the C did: by phi, the store. Only where that reads the same value: a loop of one block
+        that stores the phi's back value and then writes no memory, and whose preheader loaded
+        the first value from the element the store would have written the iteration before, and
+        then wrote no memory. Also the names of those first loads (no longer read)."""
+        reloaded: dict[str, Instruction] = {}
+        dead: set[str] = set()
+        uses: dict[str, int] = {}
+        for b in self.f.blocks:
+            for i in b.instructions:
+                for v in [*i.operands, *(v for v, _ in i.incoming)]:
+                    if v.name:
+                        uses[v.name] = uses.get(v.name, 0) + 1
+        for header, counted in self.counted.items():
+            loop = self.cf.loops[header]
+            if loop.latch != header or loop.preheader is None or not counted.init.is_constant:
+                continue
+            body = self.f.block(header).instructions
+            for phi in self._phis(header):
+                if phi is counted.phi or phi.name in self.induced or len(phi.incoming) != 2:
+                    continue
+                back = next(v for v, b in phi.incoming if b == loop.latch)
+                entry = next(v for v, b in phi.incoming if b != loop.latch)
+                stores = [i for i in body if i.opcode == "store" and back.name and i.operands[0].name == back.name]
+                first = self.insts.get(entry.name or "")
+                if len(stores) != 1 or first is None or first.opcode != "load":
+                    continue
+                store = stores[0]
+                if any(self._writes_memory(i) for i in body[body.index(store) + 1:]):
+                    continue
+                preheader = self.f.block(loop.preheader).instructions
+                if first not in preheader or any(self._writes_memory(i)
+                                                 for i in preheader[preheader.index(first) + 1:]):
+                    continue
+                before = int(counted.init.constant) - counted.step
+                if not self._same_address(store.operands[1], first.operands[0], counted, before):
+                    continue
+                reloaded[phi.name] = store
+                if uses.get(first.name, 0) == 1:
+                    dead.add(first.name)
+        return reloaded, dead
+
+    def _same_address(self, stored: Value, loaded: Value, counted: CountedLoop, before: int) -> bool:
+        """Whether ``loaded`` is the address ``stored`` has where the counter is ``before``: the
+        same getelementptr, each index the same value, or the counter (plus a constant) where
+        ``loaded`` has that constant."""
+        a, b = self.insts.get(stored.name or ""), self.insts.get(loaded.name or "")
+        if a is None or b is None or a.opcode != "getelementptr" or b.opcode != "getelementptr":
+            return False
+        if a.element_type != b.element_type or len(a.operands) != len(b.operands):
+            return False
+        if a.operands[0] != b.operands[0]:
+            return False
+        for x, y in zip(a.operands[1:], b.operands[1:]):
+            if x == y:
+                continue
+            shift = self._counter_plus(x, counted)
+            if shift is None or not y.is_constant or not re.fullmatch(r"-?\d+", y.constant or ""):
+                return False
+            if int(y.constant) != before + shift:
+                return False
+        return True
+
+    def _counter_plus(self, v: Value, counted: CountedLoop) -> int | None:
+        """c where ``v`` is the loop's counter plus the constant c (0: the counter itself)."""
+        if v.name == counted.phi.name:
+            return 0
+        i = self.insts.get(v.name or "")
+        if i is None or i.opcode != "add" or "nsw" not in i.flags:
+            return None
+        x, y = i.operands
+        if x.name == counted.phi.name and y.is_constant:
+            return int(y.constant)
+        if y.name == counted.phi.name and x.is_constant:
+            return int(x.constant)
+        return None
 
     def _induced(self) -> dict[str, tuple[str, Value, int]]:
         """Header phis that step with the loop's counter (``p = c; ... p += k`` beside ``i += 1``,
@@ -209,7 +289,9 @@ class _Writer:
         for b in self.f.blocks:
             order = {id(i): k for k, i in enumerate(b.instructions)}
             for k, load in enumerate(b.instructions):
-                if load.opcode != "load" or load.name in self.live_out:
+                if load.opcode == "phi" and load.name in self.reloaded and load.name not in self.live_out:
+                    k = -1   # (read again at the top of the iteration: _reloaded)
+                elif load.opcode != "load" or load.name in self.live_out:
                     continue
                 sinks: set[int] = set()
                 todo, ok = [load.name], True
@@ -231,6 +313,13 @@ class _Writer:
                     continue
                 chosen.add(load.name)
         return chosen
+
+    def _reload_text(self, phi: Instruction) -> str:
+        """The element a reloaded phi holds: where its loop's store wrote the iteration before."""
+        counted = self.counted[self.defined_in[phi.name]]
+        var = self._name(counted.phi.name)
+        text = self._lvalue(self.reloaded[phi.name].operands[1], phi.type)
+        return re.sub(rf"\b{re.escape(var)}\b", f"({var} - {counted.step})", text)
 
     def _writes_memory(self, i: Instruction) -> bool:
         return i.opcode == "store" or i.opcode == "call" and not self._pure_call(i) or i.opcode not in _READS_ONLY
@@ -412,7 +501,7 @@ class _Writer:
         ctype = self._ctype(counted.phi.type, "an induction variable")
         entry = loop.preheader
         for phi in self._phis(loop.header):
-            if phi is counted.phi or phi.name in self.induced:
+            if phi is counted.phi or phi.name in self.induced or phi.name in self.reloaded:
                 continue
             value = next(v for v, b in phi.incoming if b == entry)
             self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)} = {self._expr(value)};")
@@ -423,6 +512,9 @@ class _Writer:
         self._emit(f"for ({ctype} {var} = {init}; {test}; {increment}) {{")
         self.depth += 1
         self._declare_phis(loop)
+        for phi in self._phis(loop.header):
+            if phi.name in self.reloaded and phi.name not in self.inlined_loads:
+                self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)} = {self._reload_text(phi)};")
         self._region(loop.header, None, loop)
         self.depth -= 1
         self._emit("}")
@@ -459,7 +551,7 @@ class _Writer:
         copies = []
         counted = self.counted.get(target)
         for phi in self._phis(target):
-            if counted is not None and (phi is counted.phi or phi.name in self.induced):
+            if counted is not None and (phi is counted.phi or phi.name in self.induced or phi.name in self.reloaded):
                 continue
             value = next(v for v, b in phi.incoming if b == source)
             if leaving is not None and value.name in self.live_out:
@@ -506,7 +598,7 @@ class _Writer:
             self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
             return
         if i.opcode == "load":
-            if i.name in self.inlined_loads:
+            if i.name in self.inlined_loads or i.name in self.dead:
                 return
             text = self._lvalue(i.operands[0], i.type)
             if i.name in self.live_out:
@@ -722,6 +814,8 @@ class _Writer:
         i = self.insts[v.name]
         if v.name in self.induced and v.name not in self.live_out:
             return self._induced_value(v.name)
+        if v.name in self.reloaded and v.name in self.inlined_loads:
+            return self._reload_text(i)
         if i.opcode == "phi" or i.name in self.live_out or i.name in self.named or self._named_outside_loops(i):
             return self._name(v.name)
         if i.opcode in _PURE or self._pure_call(i):
