@@ -100,3 +100,41 @@ def test_a_column_deviation_loses_its_temporary(tmp_path):
 ])
 def test_what_keeps_its_temporary(tmp_path, body):
     assert _substituted(tmp_path, body) is None
+
+
+CONST_AFTER_LOOP = """
+#include <stdio.h>
+double g, a[300];
+void f(int n) {
+  if (n > 0) {
+    long last = 0;
+    for (long i = 0; i < n; i++) { a[i] = a[i] * 2 + i; last = i + 1; }
+    const int k = (int)last;   /* a const local the rewritten region declares first */
+    double d = (double)k;
+    g = d;
+  }
+}
+int main(void) {
+  for (int i = 0; i < 300; i++) a[i] = i % 7;
+  f(300);
+  double s = g;
+  for (int i = 0; i < 300; i++) s += a[i] * (i % 3);
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_const_local_of_a_rewritten_region_is_set_not_redeclared(tmp_path):
+    """The region's temporaries are declared before its new loops and set where the user's code
+    set them: ``const`` does not carry over (it did, and the generated code did not compile:
+    s2s-cc fell back; fuzz seed 7000903 through the LLVM front end, whose lifted C has them)."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+    from c_build import outputs_of_both_builds
+
+    path = tmp_path / "k.c"
+    path.write_text(CONST_AFTER_LOOP)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", profitability=False))
+    assert result.changed and "int k = 0;" in result.source and "const int k = 0;" not in result.source
+    ref, out = outputs_of_both_builds(path, result.source, openmp=False)
+    assert out == ref

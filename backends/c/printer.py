@@ -158,13 +158,13 @@ class CPrinter:
 
     def print_Declare(self, node: Declare, level: int) -> list[str]:
         text = self.declaration(node.name)
+        if node.assigned_later or (node.init is None and node.init_text is None):
+            text = re.sub(r"^const\s+|(?<=\s)const\s+", "", text)  # (statements after it set it)
         if node.init is not None:
             (tasklet,) = node.init.graph.computations()
             text += " = " + self.expr(self.tasklet_value(node.init, tasklet))
         elif node.init_text is not None:
             text += " = " + node.init_text
-        else:
-            text = re.sub(r"^const\s+|(?<=\s)const\s+", "", text)  # a hoisted temporary is assigned later
         return [self.pad(level) + text + ";"]
 
     def declaration(self, name: str) -> str:

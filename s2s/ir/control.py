@@ -51,13 +51,16 @@ class Block:
 @dataclass(frozen=True)
 class Declare:
     """Brings container ``name`` into scope here. ``init`` is a block that computes its initial value
-    (emitted as ``T x = expr;``); ``init_text`` is an initializer kept verbatim (``{1, 2, 3}``)."""
+    (emitted as ``T x = expr;``); ``init_text`` is an initializer kept verbatim (``{1, 2, 3}``).
+    ``assigned_later``: statements after it set the value (a SCoP's temporary declared before its
+    new loops), so a ``const`` of the user's declaration does not apply."""
 
     id: str
     name: str
     init: Block | None = None
     init_text: str | None = None
     origin: SourceSpan | None = field(default=None, compare=False)
+    assigned_later: bool = False
 
 
 @dataclass(frozen=True)

@@ -300,6 +300,6 @@ def _hoisted(scop: Scop, name: str) -> Declare:
     data = scop.sdfg.container_map.get(name)
     plain = isinstance(data, Scalar) and (data.dtype.is_integer or data.dtype.is_float
                                           or data.dtype.kind is TypeKind.POINTER)
-    return Declare(f"D.hoist.{name}", name, init_text="0" if plain else None)
+    return Declare(f"D.hoist.{name}", name, init_text="0" if plain else None, assigned_later=True)
 
 
