@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections import Counter
 from dataclasses import dataclass, field
 
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
@@ -110,6 +111,9 @@ class _Writer:
             if exiting != {loop.latch} or len(loop.exits) != 1:
                 raise LiftRefused(f"{function.name}: the loop at {header} is left from inside its body")
             self.counted[header] = found
+        # how many operands, phi values included, name each value
+        self.use_counts = Counter(v.name for b in function.blocks for i in b.instructions
+                                  for v in [*i.operands, *(v for v, _ in i.incoming)] if v.name)
         self.induced = self._induced()
         self.reloaded, self.dead = self._reloaded()
         # values of a loop that its exit's phis read: kept in variables declared before it
@@ -142,12 +146,7 @@ class _Writer:
         then wrote no memory. Also the names of those first loads (no longer read)."""
         reloaded: dict[str, Instruction] = {}
         dead: set[str] = set()
-        uses: dict[str, int] = {}
-        for b in self.f.blocks:
-            for i in b.instructions:
-                for v in [*i.operands, *(v for v, _ in i.incoming)]:
-                    if v.name:
-                        uses[v.name] = uses.get(v.name, 0) + 1
+        uses = self.use_counts
         for header, counted in self.counted.items():
             loop = self.cf.loops[header]
             if loop.latch != header or loop.preheader is None or not counted.init.is_constant:
@@ -251,12 +250,7 @@ class _Writer:
         than into each use: a math call (``expf`` may set errno, so the C compiler may not move
         or merge it), a value used twice, or one computed outside the loops that use it. Integer
         values (subscripts, bounds) stay in their uses, where the C front end reads them."""
-        uses: dict[str, int] = {}
-        for b in self.f.blocks:
-            for i in b.instructions:
-                for v in [*i.operands, *(v for v, _ in i.incoming)]:
-                    if v.name:
-                        uses[v.name] = uses.get(v.name, 0) + 1
+        uses = self.use_counts
         named = set()
         for b in self.f.blocks:
             for i in b.instructions:
