@@ -37,9 +37,10 @@ def lift(module: Module) -> LiftedModule:
     digest = hashlib.sha256(module.text.encode()).hexdigest()[:8]
     defined = [f for f in module.functions if not f.declaration]
     names = {f.name: f"{f.name}_s2s_{digest}" for f in defined if f.linkage == "internal"}
-    # (a global the module keeps to itself becomes one C can name: external, named after itself)
+    # (a global the module keeps to itself becomes one C can name: external, named after itself;
+    # an external one keeps its name, which other files use)
     names.update({g: f"{_c_identifier(g)}_s2s_{digest}" for g, linkage in module.global_linkage.items()
-                  if linkage != "external" or not _c_identifier(g) == g})
+                  if linkage != "external"})
     refused: dict[str, str] = {}
     done: dict[str, object] = {}
     for f in defined:

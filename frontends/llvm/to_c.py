@@ -92,6 +92,9 @@ class _Writer:
         operands = [v for i in every for v in i.operands]
         operands += [c[1] for v in operands if v.is_constant and (c := _constant_gep(v.constant)) is not None]
         self.used_globals = sorted({v.name for v in operands if v.is_global and v.name in module.globals})
+        for g in self.used_globals:
+            if not re.fullmatch(r"[A-Za-z_]\w*", names.get(g, g)):
+                raise LiftRefused(f"{function.name}: the global @{g} has no name C can spell")
         self.c_names: dict[str, str] = {}
         self.taken: set[str] = {names.get(g, g) for g in self.used_globals}
         for name, _ in function.params:
