@@ -72,6 +72,7 @@ class Function:
     blocks: list[Block]
     declaration: bool = False
     linkage: str = "external"   # llvmlite's name of the linkage ("internal": C's static)
+    noalias: frozenset[str] = frozenset()   # parameters marked noalias (C's restrict)
 
     def block(self, name: str) -> Block:
         return next(b for b in self.blocks if b.name == name)
@@ -128,11 +129,12 @@ _CALLEE = re.compile(r"call [^@%]*[@%]([-\w.$]+)\(")
 
 def _function(f) -> Function:
     params = [(a.name, str(a.type)) for a in f.arguments]
+    noalias = frozenset(a.name for a in f.arguments if b"noalias" in set(a.attributes))
     linkage = f.linkage.name
     if f.is_declaration:
         return Function(f.name, _return_type(f), params, [], declaration=True, linkage=linkage)
     blocks = [Block(b.name, [_instruction(i) for i in b.instructions]) for b in f.blocks]
-    return Function(f.name, _return_type(f), params, blocks, linkage=linkage)
+    return Function(f.name, _return_type(f), params, blocks, linkage=linkage, noalias=noalias)
 
 
 def _return_type(f) -> str:

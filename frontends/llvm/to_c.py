@@ -391,11 +391,13 @@ class _Writer:
         return f"{'extern ' if extern else ''}{self._ctype(element, name)} {c_name}{shape};"
 
     def _parameter(self, name: str) -> str:
-        """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``."""
+        """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``; ``restrict``
+        where LLVM marks it ``noalias`` (what clang makes of C's ``restrict``, and the same promise)."""
         element, dims = _array_shape(self.pointee[name])
+        restrict = "restrict " if name in self.f.noalias else ""
         if not dims:
-            return f"{self._ctype(element, name)} *{self._name(name)}"
-        return f"{self._ctype(element, name)} {self._name(name)}[]{''.join(f'[{d}]' for d in dims)}"
+            return f"{self._ctype(element, name)} *{restrict}{self._name(name)}"
+        return f"{self._ctype(element, name)} {self._name(name)}[{restrict.strip()}]{''.join(f'[{d}]' for d in dims)}"
 
     def _phis(self, block: str) -> list[Instruction]:
         return [i for i in self.f.block(block).instructions if i.opcode == "phi"]
