@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from frontends.llvm.module import Function, Module, read_module
-from frontends.llvm.to_c import LiftRefused, function_to_c, scalar_ctype
+from frontends.llvm.to_c import HEADER_FUNCTIONS, LiftRefused, function_to_c, scalar_ctype
 
 
 @dataclass
@@ -41,6 +41,8 @@ def lift(module: Module) -> LiftedModule:
     # an external one keeps its name, which other files use)
     names.update({g: f"{_c_identifier(g)}_s2s_{digest}" for g, linkage in module.global_linkage.items()
                   if linkage != "external"})
+    callees = {f.name: {i.callee for b in f.blocks for i in b.instructions if i.opcode == "call" and i.callee}
+               for f in defined}
     refused: dict[str, str] = {}
     done: dict[str, object] = {}
     for f in defined:
@@ -52,7 +54,7 @@ def lift(module: Module) -> LiftedModule:
     while changed:   # (C cannot call an internal function that stays in the module)
         changed = False
         for name in list(done):
-            stuck = [c for c in _callees(module, name) if c in refused and c in names]
+            stuck = [c for c in callees[name] if c in refused and c in names]
             if stuck:
                 refused[name] = f"{name}: it calls {stuck[0]}, which stays in LLVM IR and is internal to it"
                 del done[name]
@@ -60,8 +62,9 @@ def lift(module: Module) -> LiftedModule:
     lifted = [f.name for f in defined if f.name in done]
     headers = set().union(*(done[n].headers for n in lifted)) if lifted else set()
     definitions = [done[n].text for n in lifted]
+    called = set().union(*(callees[n] for n in lifted)) if lifted else set()
     prototypes = [p for f in module.functions if f.name not in done and not f.name.startswith("llvm.")
-                  and any(f.name in _callees(module, n) for n in lifted) and (p := _prototype(f)) is not None]
+                  and f.name in called and (p := _prototype(f)) is not None]
     prototypes += [f"{done[n].head};" for n in lifted]   # (they call each other in any order)
     used = {g: d for n in lifted for g, d in done[n].globals.items()}
     prototypes[:0] = [used[g] for g in sorted(used)]
@@ -72,14 +75,9 @@ def lift(module: Module) -> LiftedModule:
     return LiftedModule(text, lifted, {n: refused[n] for n in (f.name for f in defined) if n in refused}, residual)
 
 
-def _callees(module: Module, name: str) -> set[str]:
-    f = next(g for g in module.functions if g.name == name)
-    return {i.callee for b in f.blocks for i in b.instructions if i.opcode == "call" and i.callee}
-
-
 def _prototype(f: Function) -> str | None:
     """A C prototype of ``f`` (pointers as ``void *``), or None where a type has no C spelling here."""
-    if f.name in _LIBM:
+    if f.name in HEADER_FUNCTIONS:
         return None
     try:
         ret = scalar_ctype(f.return_type)
@@ -123,9 +121,3 @@ def _symbol(name: str) -> str:
 def _c_identifier(name: str) -> str:
     text = re.sub(r"\W", "_", name)
     return text if re.match(r"[A-Za-z_]", text) else "g_" + text
-
-
-_LIBM = {"sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "fabs", "fabsf", "sin", "sinf", "cos", "cosf",
-         "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod", "fmodf", "tan", "atan",
-         "atan2", "exp2", "log2", "log10", "round", "trunc", "fma", "copysign", "hypot", "cbrt", "tanh", "memset",
-         "memcpy", "memmove"}

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
 from frontends.llvm.module import Function, Instruction, Module, Value, type_at
 from s2s.errors import S2SError
+from s2s.ir.expr import MATH_FUNCTIONS
 
 
 MAX_COPIES = 8   # a block reached from several branches is written once for each, up to this
@@ -46,10 +47,11 @@ _BINARY = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"
 _CASTS = ("sext", "zext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc")
 _PURE = set(_BINARY) | set(_CASTS) | {"bitcast", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "frem", "fneg", "icmp",
                                       "fcmp", "select", "getelementptr", "freeze"}
-# math functions and intrinsics that read nothing and change nothing, by their C name
-_MATH = {"sqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "pow", "fabs", "floor", "ceil",
-         "round", "trunc", "fmin", "fmax", "fma", "copysign", "atan", "atan2", "asin", "acos", "sinh", "cosh",
-         "tanh", "cbrt", "hypot", "expm1", "log1p"}
+# math functions that read nothing and change nothing, by their C name (and with f, for float)
+_MATH = frozenset(MATH_FUNCTIONS)
+# what the headers this front end includes declare (no prototype of them is written)
+HEADER_FUNCTIONS = frozenset(f + suffix for f in MATH_FUNCTIONS for suffix in ("", "f")) | {"memset", "memcpy",
+                                                                                             "memmove"}
 _INTRINSIC_MATH = {"minnum": "fmin", "maxnum": "fmax", "fabs": "fabs", "sqrt": "sqrt", "exp": "exp", "exp2": "exp2",
                    "log": "log", "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "pow": "pow",
                    "floor": "floor", "ceil": "ceil", "round": "round", "trunc": "trunc", "fma": "fma",
@@ -334,13 +336,11 @@ class _Writer:
         return self.c_names[llvm_name]
 
     def _ctype(self, llvm_type: str, where: str) -> str:
-        if llvm_type in _INT:
-            return _INT[llvm_type]
-        if llvm_type in _FLOAT:
-            return _FLOAT[llvm_type]
-        if llvm_type == "void":
-            return "void"
-        raise LiftRefused(f"{self.f.name}: {where} has the type {llvm_type}, which this front end does not write")
+        try:
+            return scalar_ctype(llvm_type)
+        except LiftRefused:
+            raise LiftRefused(f"{self.f.name}: {where} has the type {llvm_type}, "
+                              "which this front end does not write") from None
 
     def _pointee_types(self) -> dict[str, str]:
         """The type each pointer parameter points to: what its getelementptrs index (a scalar,
