@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import textwrap
 
+import islpy as isl
 import pytest
 
 from c_build import outputs_of_both_builds
 from frontends.c import lift_c_file
 from s2s.analysis import find_scops
+from s2s.ir import Const
 
 DECIMATE = """
 #include <stdio.h>
@@ -74,6 +76,50 @@ def test_nothing_is_assumed_where_no_instance_would_run(tmp_path):
     obstacles: list = []
     assert not find_scops(unit.functions[0], obstacles)
     assert any("cannot delinearize" in o.what for o in obstacles)
+
+
+TWO_ROW_LENGTHS = """
+#include <stdio.h>
+double a[200], b[40];
+/* fuzz seed 7001316 (through the LLVM front end, then the C path): at the statement alone,
+   i and j are parameters; a[i * -13 + 134 + j] read as row -13 of rows i long, and the write
+   a[i * 13 + 135 + j] in row 0 of them, need of i and j what no values give together */
+void kernel(int n)
+{
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      a[i * 13 + 135 + j] = a[i * -13 + 134 + j];
+      for (int k = 0; k < n; k++)
+        if ((k & 1) == 0) {} else b[k] = 1.0;
+    }
+}
+int main(void)
+{
+  for (int k = 0; k < 200; k++) a[k] = k % 7 - 3;
+  kernel(12);
+  double s = 0;
+  for (int k = 0; k < 200; k++) s += a[k] * (k + 1);
+  for (int k = 0; k < 40; k++) s += b[k];
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_assumptions_no_values_meet_together_are_no_model(tmp_path):
+    """Each delinearized access's assumption alone leaves instances, all of them together none:
+    that statement was modelled as running nowhere, with no run-time test, and deleted."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+    from s2s.transforms.alias_check import _params_condition
+
+    src = tmp_path / "k.c"
+    src.write_text(TWO_ROW_LENGTHS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", profitability=False))
+    ref, out = outputs_of_both_builds(src, result.source, openmp=False)
+    assert out == ref
+    # (and a model that assumes what no values give is tested as false, should one be made)
+    nowhere = isl.Set("[n] -> { : n > 0 and n < 0 }")
+    assert _params_condition(nowhere, ("n",)) == Const("0")
 
 
 NOT_EQUAL = r"""

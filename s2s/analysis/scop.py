@@ -135,6 +135,11 @@ class Scop:
         return None
 
 
+def _is_constant(e: ex.Expr) -> bool:
+    """A number, or a negated one (``-13`` in ``i * -13`` is C's unary minus on 13)."""
+    return isinstance(e, Const) or isinstance(e, ex.Unary) and e.op == "-" and _is_constant(e.operand)
+
+
 def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
     """``e`` as ``outer * p + inner`` for a parameter ``p`` (None if it is not of that form):
     returns (p or None, outer, inner)."""
@@ -162,7 +167,7 @@ def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
             outer.append((sign, other))
         else:
             inner.append((sign, t))
-    if factor is not None and all(isinstance(t, Const) for _, t in outer):
+    if factor is not None and all(_is_constant(t) for _, t in outer):
         return None, Const("0"), e   # (``7 * i`` of a parameter ``i``: affine as it stands)
     # (``y * w - w + x``: a row up, the factor alone, is one times it)
     if factor is not None:
@@ -696,11 +701,12 @@ class _Model:
             assumed = domain.subtract(holds).params().complement().gist(self._known()).coalesce()
         except isl.Error:
             return False
-        if (domain.intersect_params(assumed).is_empty()   # (no instance would run)
+        together = assumed if self.assumed is None else self.assumed.intersect(assumed)
+        if (domain.intersect_params(together).is_empty()   # (no instance would run, with the assumptions before)
                 or assumed.n_basic_set() > MAX_ASSUMED_PIECES
                 or any(piece.dim(isl.dim_type.div) for piece in assumed.get_basic_sets())):
             return False
-        self.assumed = assumed if self.assumed is None else self.assumed.intersect(assumed).coalesce()
+        self.assumed = together.coalesce()
         return True
 
     def _known(self) -> isl.Set:

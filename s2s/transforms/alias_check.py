@@ -73,9 +73,11 @@ def _constraint_expr(c: isl.Constraint, params: tuple[str, ...]) -> Expr:
 
 
 def _params_condition(s: isl.Set, params: tuple[str, ...]) -> Expr | None:
-    """A C condition for a set of parameter values (None: all of them)."""
+    """A C condition for a set of parameter values (None: all of them; ``0`` for none)."""
     if s.plain_is_universe():
         return None
+    if s.is_empty():
+        return Const("0")
     out: Expr | None = None
     for basic in s.get_basic_sets():
         if basic.dim(isl.dim_type.div):
