@@ -17,6 +17,7 @@ from pathlib import Path
 
 from frontends.llvm.module import Function, Module, read_module
 from frontends.llvm.to_c import HEADER_FUNCTIONS, LiftRefused, function_to_c, scalar_ctype
+from frontends.llvm.views import StructViews, ViewConflict
 
 
 @dataclass
@@ -45,20 +46,31 @@ def lift(module: Module) -> LiftedModule:
                for f in defined}
     refused: dict[str, str] = {}
     done: dict[str, object] = {}
+    views = StructViews(module.structs)
     for f in defined:
         try:
             done[f.name] = function_to_c(f, module, names)
+            views = views.merged(done[f.name].members)
         except LiftRefused as why:
             refused[f.name] = why.message
-    changed = True
-    while changed:   # (C cannot call an internal function that stays in the module)
-        changed = False
+        except ViewConflict as why:
+            refused[f.name] = f"{f.name}: a struct it shares with a function before it, read otherwise: {why}"
+            del done[f.name]
+    changed = False
+    while True:   # (C cannot call an internal function that stays in the module)
         for name in list(done):
             stuck = [c for c in callees[name] if c in refused and c in names]
             if stuck:
                 refused[name] = f"{name}: it calls {stuck[0]}, which stays in LLVM IR and is internal to it"
                 del done[name]
                 changed = True
+                break
+        else:
+            break
+    if changed:   # (the views of the functions that stay)
+        views = StructViews(module.structs)
+        for name in done:
+            views = views.merged(done[name].members)
     lifted = [f.name for f in defined if f.name in done]
     headers = set().union(*(done[n].headers for n in lifted)) if lifted else set()
     definitions = [done[n].text for n in lifted]
@@ -68,7 +80,7 @@ def lift(module: Module) -> LiftedModule:
     prototypes += [f"{done[n].head};" for n in lifted]   # (they call each other in any order)
     used = {g: d for n in lifted for g, d in done[n].globals.items()}
     prototypes[:0] = [used[g] for g in sorted(used)]
-    lines = [f"#include <{h}>" for h in sorted(headers)] + prototypes
+    lines = [f"#include <{h}>" for h in sorted(headers)] + views.definitions() + prototypes
     text = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(definitions)
     residual = (_residual(module, [f for f in defined if f.name in done], names, sorted(used))
                 if refused or used else None)

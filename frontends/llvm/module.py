@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from frontends.llvm.layout import StructLayout, struct_layouts
 from s2s.errors import S2SError
 
 
@@ -46,6 +47,7 @@ class Instruction:
     flags: frozenset[str] = frozenset()   # nsw, nuw, exact, inbounds, fast-math flags
     element_type: str | None = None       # getelementptr's source element type, load's type
     callee: str | None = None
+    tbaa: tuple[str, ...] = ()   # the type its !tbaa tag accesses, then that type's ancestors (none: no tag)
     incoming: list[tuple[Value, str]] = field(default_factory=list)   # phi: (value, block)
     targets: list[str] = field(default_factory=list)                  # br: true target first
 
@@ -73,6 +75,7 @@ class Function:
     declaration: bool = False
     linkage: str = "external"   # llvmlite's name of the linkage ("internal": C's static)
     noalias: frozenset[str] = frozenset()   # parameters marked noalias (C's restrict)
+    dereferenceable: dict[str, int] = field(default_factory=dict)   # parameter -> bytes LLVM says it may read
 
     def block(self, name: str) -> Block:
         return next(b for b in self.blocks if b.name == name)
@@ -84,27 +87,34 @@ class Module:
     globals: dict[str, str]   # name -> value type of the module's global variables
     text: str                 # the module as read and prepared, in LLVM's text
     global_linkage: dict[str, str] = field(default_factory=dict)   # name -> llvmlite's linkage name
+    structs: dict[str, StructLayout] = field(default_factory=dict)  # struct type (as GEPs write it) -> layout
 
 
 def read_module(path: str | Path | None = None, text: str | None = None) -> Module:
     """The module of ``path`` (``.ll`` or ``.bc``) or of ``text``, prepared (module docstring)."""
     import llvmlite.binding as llvm
 
+    context = llvm.create_context()   # (its own: in the global one, a second module's types get other names)
     try:
         if text is not None:
-            module = llvm.parse_assembly(text)
+            module = llvm.parse_assembly(text, context)
         elif str(path).endswith(".bc"):
-            module = llvm.parse_bitcode(Path(path).read_bytes())
+            module = llvm.parse_bitcode(Path(path).read_bytes(), context)
         else:
-            module = llvm.parse_assembly(Path(path).read_text())
+            module = llvm.parse_assembly(Path(path).read_text(), context)
         module.verify()
     except RuntimeError as exc:
         raise LLVMReadError(f"{path or 'module'}: LLVM cannot read it: {str(exc).strip().splitlines()[0]}") from None
     _prepare(module)
-    functions = [_function(f) for f in module.functions]
+    text = str(module)
+    tbaa = _tbaa_types(text)
+    bodies = _instruction_lines(text)
+    functions = [_function(f, tbaa, bodies.get(f.name, [])) for f in module.functions]
     globals_ = {g.name: str(g.global_value_type) for g in module.global_variables}
     linkage = {g.name: g.linkage.name for g in module.global_variables}
-    return Module(functions, globals_, str(module), linkage)
+    literal = sorted({i.element_type for f in functions for b in f.blocks for i in b.instructions
+                      if i.opcode == "getelementptr" and (i.element_type or "").startswith(("{", "<{"))})
+    return Module(functions, globals_, text, linkage, struct_layouts(module, literal))
 
 
 def _prepare(module) -> None:
@@ -127,14 +137,65 @@ _FLAGS = ("nsw", "nuw", "exact", "inbounds", "fast", "nnan", "ninf", "nsz", "arc
 _CALLEE = re.compile(r"call [^@%]*[@%]([-\w.$]+)\(")
 
 
-def _function(f) -> Function:
+def _function(f, tbaa: dict[str, tuple[str, ...]], lines: list[str]) -> Function:
     params = [(a.name, str(a.type)) for a in f.arguments]
     noalias = frozenset(a.name for a in f.arguments if b"noalias" in set(a.attributes))
+    readable = {a.name: int(m.group(1)) for a in f.arguments for attribute in a.attributes
+                if (m := re.fullmatch(rb"dereferenceable\((\d+)\)", attribute)) is not None}
     linkage = f.linkage.name
     if f.is_declaration:
         return Function(f.name, _return_type(f), params, [], declaration=True, linkage=linkage)
     blocks = [Block(b.name, [_instruction(i) for i in b.instructions]) for b in f.blocks]
-    return Function(f.name, _return_type(f), params, blocks, linkage=linkage, noalias=noalias)
+    instructions = [i for b in blocks for i in b.instructions]
+    if len(lines) == len(instructions):   # (the module's text numbers metadata as the module does)
+        for inst, line in zip(instructions, lines):
+            if inst.opcode in ("load", "store") and (tag := _TBAA_TAG.search(line)) is not None:
+                inst.tbaa = tbaa.get(tag.group(1), ())
+    return Function(f.name, _return_type(f), params, blocks, linkage=linkage, noalias=noalias,
+                    dereferenceable=readable)
+
+
+_DEFINE = re.compile(r'^define [^@]*@("(?:[^"]*)"|[-\w.$]+)\(.*?^\}', re.MULTILINE | re.DOTALL)
+
+
+def _instruction_lines(text: str) -> dict[str, list[str]]:
+    """Each defined function's instructions as the module's text writes them, in order."""
+    bodies = {}
+    for m in _DEFINE.finditer(text):
+        lines = m.group(0).splitlines()[1:-1]
+        bodies[m.group(1).strip('"')] = [line.strip() for line in lines
+                                        if line.strip() and not line.strip().startswith(";")
+                                        and not re.match(r"^[-\w.$\"]+:", line.strip())]
+    return bodies
+
+
+_METADATA = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}$", re.MULTILINE)
+_TBAA_TAG = re.compile(r"!tbaa !(\d+)")
+
+
+def _tbaa_types(text: str) -> dict[str, tuple[str, ...]]:
+    """By metadata number of each type-based alias analysis tag the module has: the type it
+    accesses and that type's ancestors (``("double", "omnipotent char", "Simple C++ TBAA")``).
+    Two accesses whose types are neither one an ancestor of the other do not reach the same
+    memory: the language's aliasing rule, as clang wrote it down."""
+    nodes = {m.group(1): [part.strip() for part in m.group(2).split(",")] for m in _METADATA.finditer(text)}
+
+    def chain(number: str) -> tuple[str, ...]:
+        names: list[str] = []
+        while number in nodes and len(names) < 32:
+            parts = nodes[number]
+            if not parts or not parts[0].startswith('!"'):
+                break
+            names.append(parts[0][2:-1])
+            number = parts[1][1:] if len(parts) > 1 and parts[1].startswith("!") else ""
+        return tuple(names)
+
+    tags = {}
+    for number, parts in nodes.items():
+        # (a tag: base type, access type, offset; the access type names the memory's type)
+        if len(parts) >= 3 and parts[0].startswith("!") and parts[1].startswith("!") and parts[2].startswith("i64"):
+            tags[number] = chain(parts[1][1:])
+    return tags
 
 
 def _return_type(f) -> str:

@@ -26,7 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
+from frontends.llvm.layout import scalar_size
 from frontends.llvm.module import Function, Instruction, Module, Value, type_at
+from frontends.llvm.views import Member, view_name
 from s2s.errors import S2SError
 from s2s.ir.expr import MATH_FUNCTIONS
 
@@ -44,7 +46,8 @@ _UINT = {"i1": "unsigned", "i8": "unsigned char", "i16": "unsigned short", "i32"
 _FLOAT = {"float": "float", "double": "double"}
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "fadd": "+", "fsub": "-",
            "fmul": "*", "fdiv": "/"}
-_CASTS = ("sext", "zext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc")
+_CASTS = ("sext", "zext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc", "ptrtoint")
+_WEAK = ("linkonce_odr", "weak_odr", "linkonce", "weak")
 _PURE = set(_BINARY) | set(_CASTS) | {"bitcast", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "frem", "fneg", "icmp",
                                       "fcmp", "select", "getelementptr", "freeze"}
 # math functions that read nothing and change nothing, by their C name (and with f, for float)
@@ -65,6 +68,21 @@ class LiftedFunction:
     headers: set[str] = field(default_factory=set)
     head: str = ""            # its declarator (a prototype with a semicolon after it)
     globals: dict[str, str] = field(default_factory=dict)   # LLVM name -> C declaration of each global it uses
+    members: dict[str, dict[int, Member]] = field(default_factory=dict)   # struct views' members it reaches
+
+
+@dataclass
+class _Address:
+    """Where a pointer points, in C: ``root`` subscripted by ``subscripts`` (the last one moves
+    with pointer arithmetic), holding a value of the LLVM type ``pointed``. Inside an element of
+    a struct (``struct`` set): ``root`` is the pointer to the elements, ``subscripts`` the element's
+    one subscript, ``offset`` the byte offset in it, ``pointed`` the type there."""
+    root: str
+    subscripts: list[str]
+    pointed: str
+    struct: str | None = None
+    offset: int = 0
+    origin: str = ""   # the LLVM value the address starts from
 
 
 def function_to_c(function: Function, module: Module, names: dict[str, str] | None = None) -> LiftedFunction:
@@ -81,6 +99,7 @@ class _Writer:
         self.cf = ControlFlow(function)
         if self.cf.problems:
             raise LiftRefused(f"{function.name}: {self.cf.problems[0]}")
+        _forward_pointer_casts(function)
         self.insts: dict[str, Instruction] = {}
         self.defined_in: dict[str, str] = {}
         for b in function.blocks:
@@ -105,6 +124,9 @@ class _Writer:
         self.locals = {i.name: type_at(i.text.split("alloca", 1)[1].strip())
                        for i in function.blocks[0].instructions if i.opcode == "alloca" and i.name
                        and "," not in i.text.split("alloca", 1)[1].split("align")[0].strip(" ,")}
+        self.structs = module.structs
+        self._slots: dict[tuple, list[str]] | None = None
+        self.member_types: dict[str, dict[int, str]] = {}   # struct -> offset -> LLVM type of a member reached
         self.pointee = self._pointee_types()
         self.headers: set[str] = set()
         self.counted: dict[str, CountedLoop] = {}
@@ -118,7 +140,8 @@ class _Writer:
             self.counted[header] = found
         # how many operands, phi values included, name each value
         self.use_counts = Counter(v.name for b in function.blocks for i in b.instructions
-                                  for v in [*i.operands, *(v for v, _ in i.incoming)] if v.name)
+                                  for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands)
+                                  if v.name)
         self.induced = self._induced()
         self.reloaded, self.dead = self._reloaded()
         # values of a loop that its exit's phis read: kept in variables declared before it
@@ -136,11 +159,27 @@ class _Writer:
                         if b in loop.blocks and v.name and self.defined_in.get(v.name) in loop.blocks:
                             if self.back_value.get(v.name) not in {p.name for p in self._phis(loop.header)}:
                                 self.live_out[v.name] = loop
+        # LCSSA's phis of one value that a variable holds after the loop anyway: read as it
+        self.exit_alias: dict[str, str] = {}
+        for loop in self.cf.loops.values():
+            for exit_ in loop.exits:
+                for phi in self._phis(exit_):
+                    (v, b), *more = phi.incoming
+                    if more or b not in loop.blocks or not v.name:
+                        continue
+                    if v.name in self.live_out and self.live_out[v.name] is loop:
+                        self.exit_alias[phi.name] = self._out_name(v.name)
+                    elif self.defined_in.get(self.back_value.get(v.name, "")) == loop.header:
+                        self.exit_alias[phi.name] = self._name(self.back_value[v.name])
+        for phi in self.exit_alias:   # (they read no value of their own)
+            for v, _ in self.insts[phi].incoming:
+                self.use_counts[v.name] -= 1
         self.named = self._named_values()
         self.inlined_loads = self._loads_to_inline()
         self.lines: list[str] = []
         self.depth = 1
         self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
+        self.same_values: dict[tuple[str, str], str] = {}   # (block, C declaration) -> the name that holds it
 
     def _reloaded(self) -> tuple[dict[str, Instruction], set[str]]:
         """Header phis that hold what the iteration before stored (LLVM's scalar promotion of a load
@@ -290,7 +329,7 @@ class _Writer:
             for k, load in enumerate(b.instructions):
                 if load.opcode == "phi" and load.name in self.reloaded and load.name not in self.live_out:
                     k = -1   # (read again at the top of the iteration: _reloaded)
-                elif load.opcode != "load" or load.name in self.live_out:
+                elif load.opcode != "load" or load.name in self.live_out or load.type == "ptr":
                     continue
                 sinks: set[int] = set()
                 todo, ok = [load.name], True
@@ -343,9 +382,13 @@ class _Writer:
                               "which this front end does not write") from None
 
     def _pointee_types(self) -> dict[str, str]:
-        """The type each pointer parameter points to: what its getelementptrs index (a scalar,
-        or an array type for C's ``double A[][M]``), or what is loaded or stored through it."""
-        bases = set(self.params) | set(self.locals) | set(self.used_globals)
+        """The type each pointer (parameter, local array, global, pointer loaded from memory)
+        points to: what its getelementptrs index (a scalar; an array type, C's ``double A[][M]``;
+        a struct, the outermost where they index it as a struct and its first members), or what
+        is loaded or stored through it; ``void`` for a loaded pointer nothing reads through."""
+        loaded = sorted({i.name for b in self.f.blocks for i in b.instructions
+                         if i.opcode == "load" and i.type == "ptr" and i.name})
+        bases = set(self.params) | set(self.locals) | set(self.used_globals) | set(loaded)
         indexed: dict[str, set[str]] = {}
         accessed: dict[str, set[str]] = {}
         for i in (i for b in self.f.blocks for i in b.instructions):
@@ -356,19 +399,77 @@ class _Writer:
             elif i.opcode == "store" and i.operands[1].name in bases:
                 accessed.setdefault(i.operands[1].name, set()).add(i.operands[0].type)
         out = {}
-        for name, type_ in [*self.f.params, *((n, "ptr") for n in [*self.locals, *self.used_globals])]:
+        for name, type_ in [*self.f.params, *((n, "ptr") for n in [*self.locals, *self.used_globals, *loaded])]:
             if type_ != "ptr" and not type_.endswith("*"):
+                continue
+            structs = {k for k in indexed.get(name, set()) if k in self.structs}
+            if structs:
+                outer = [s for s in structs if structs <= set(self._first_members(s))]
+                if not outer or name in self.locals or name in self.used_globals:
+                    raise LiftRefused(f"{self.f.name}: the pointer {name} is used as {' and '.join(sorted(structs))}")
+                out[name] = outer[0]
                 continue
             kinds = indexed.get(name, set()) or accessed.get(name, set())
             if len(kinds) > 1:
                 raise LiftRefused(f"{self.f.name}: the pointer {name} is used as {' and '.join(sorted(kinds))}")
-            kind = next(iter(kinds), self.module.globals.get(name, "double") if name in self.used_globals else "double")
+            default = ("void" if name in loaded else
+                       self.module.globals.get(name, "double") if name in self.used_globals else "double")
+            kind = next(iter(kinds), default)
             element, _dims = _array_shape(kind)
             if any(_array_shape(k)[0] != element for k in accessed.get(name, set())):
                 raise LiftRefused(f"{self.f.name}: the pointer {name} is read as another type than {kind}")
-            self._ctype(element, f"the data of {name}")
+            if element != "ptr" or _dims:
+                self._ctype(element, f"the data of {name}")
             out[name] = kind
         return out
+
+    def _first_members(self, struct: str) -> list[str]:
+        """``struct``, its first member's type, that one's first member's, ...: the types an
+        address of an element of ``struct`` also points to."""
+        chain = [struct]
+        while chain[-1] in self.structs and self.structs[chain[-1]].members:
+            chain.append(self.structs[chain[-1]].members[0][1])
+        return chain
+
+    def _slot_loads(self) -> dict[tuple, list[str]]:
+        """The pointers loaded from each place that holds pointers: ("elements", p) for the
+        elements of a pointer p to pointers, ("member", struct, offset) for a struct member."""
+        if self._slots is None:
+            self._slots = {}
+            for i in (i for b in self.f.blocks for i in b.instructions):
+                if i.opcode == "load" and i.type == "ptr" and i.name:
+                    a = self._base(i.operands[0])
+                    if a.struct is not None:
+                        a = self._descend(a, "ptr")
+                        key: tuple = ("member", a.struct, a.offset)
+                    else:
+                        key = ("elements", a.origin)
+                    self._slots.setdefault(key, []).append(i.name)
+        return self._slots
+
+    def _declare(self, kind: str, declarator: str, origin: str) -> str:
+        """The C declaration of ``declarator`` (``*x``, ``**x``, ``*m8``) where ``*declarator`` is
+        of the LLVM type ``kind``; ``origin`` the pointer whose pointee ``kind`` is (its loaded
+        pointers tell what a pointer to pointers points to)."""
+        element, dims = _array_shape(kind)
+        if dims:
+            if element == "ptr" or element in self.structs:
+                raise LiftRefused(f"{self.f.name}: arrays of {element} in {kind}")
+            return f"{self._ctype(element, origin)} ({declarator}){''.join(f'[{d}]' for d in dims)}"
+        if kind in self.structs:
+            return f"struct {view_name(kind)} {declarator}"
+        if kind == "ptr":
+            return self._loaded_pointer(("elements", origin), declarator)
+        return f"{self._ctype(kind, origin)} {declarator}"
+
+    def _loaded_pointer(self, slot: tuple, declarator: str) -> str:
+        """The declaration of ``declarator`` as a pointer of the type the pointers loaded from
+        ``slot`` are read as (``void *`` where nothing reads through them)."""
+        texts = {self._declare(self.pointee[load], "*" + declarator, load) for load in self._slot_loads().get(slot, [])}
+        known = {t for t in texts if t != f"void *{declarator}"}
+        if len(known) > 1:
+            raise LiftRefused(f"{self.f.name}: pointers read from one place as {' and '.join(sorted(known))}")
+        return known.pop() if known else f"void *{declarator}"
 
     def _declare_locals(self) -> None:
         """A local array as C declares one: ``double z[2000]`` where it is indexed by elements,
@@ -391,35 +492,65 @@ class _Writer:
         return f"{'extern ' if extern else ''}{self._ctype(element, name)} {c_name}{shape};"
 
     def _parameter(self, name: str) -> str:
-        """A pointer parameter's C declaration: ``double *x``, or ``double A[][M]``; ``restrict``
-        where LLVM marks it ``noalias`` (what clang makes of C's ``restrict``, and the same promise)."""
-        element, dims = _array_shape(self.pointee[name])
+        """A pointer parameter's C declaration: ``double *x``, ``double A[][M]``, ``struct s2s_S *p``,
+        ``double **rows``; ``restrict`` where LLVM marks it ``noalias`` (what clang makes of C's
+        ``restrict``, and the same promise)."""
+        kind = self.pointee[name]
+        element, dims = _array_shape(kind)
         restrict = "restrict " if name in self.f.noalias else ""
-        if not dims:
-            return f"{self._ctype(element, name)} *{restrict}{self._name(name)}"
-        return f"{self._ctype(element, name)} {self._name(name)}[{restrict.strip()}]{''.join(f'[{d}]' for d in dims)}"
+        if dims and element != "ptr" and element not in self.structs:
+            return (f"{self._ctype(element, name)} {self._name(name)}[{restrict.strip()}]"
+                    f"{''.join(f'[{d}]' for d in dims)}")
+        return self._declare(kind, f"*{restrict}{self._name(name)}", name)
 
     def _phis(self, block: str) -> list[Instruction]:
         return [i for i in self.f.block(block).instructions if i.opcode == "phi"]
 
     # ---- the function -----------------------------------------------------------------------------
     def function(self) -> LiftedFunction:
+        ret = self._ctype(self.f.return_type, "its result")
+        self._declare_locals()
+        self._declare_phis(None)
+        self._hoist()
+        self.loaded_first = self._invariant_pointer_loads()
+        for name in self.loaded_first:
+            load = self.insts[name]
+            self._emit(f"{self._declare(self.pointee[name], '*' + self._name(name), name)} = "
+                       f"{self._lvalue(load.operands[0], 'ptr')};")
+        self._region(self.cf.entry, None, None)
+        body = "\n".join(self.lines)
         params = []
         for name, type_ in self.f.params:
             if name in self.pointee:
                 params.append(self._parameter(name))
             else:
                 params.append(f"{self._ctype(type_, f'the parameter {name}')} {self._name(name)}")
-        ret = self._ctype(self.f.return_type, "its result")
-        self._declare_locals()
-        self._declare_phis(None)
-        self._hoist()
-        self._region(self.cf.entry, None, None)
-        body = "\n".join(self.lines)
-        head = f"{ret} {self.function_names.get(self.f.name, self.f.name)}({', '.join(params) or 'void'})"
+        # (one definition per program where the module's is one of several alike: C++'s
+        # templates and inline functions, linkonce_odr in every file that uses them)
+        weak = "__attribute__((weak)) " if self.f.linkage in _WEAK else ""
+        head = f"{weak}{ret} {self.function_names.get(self.f.name, self.f.name)}({', '.join(params) or 'void'})"
         return LiftedFunction(self.f.name, f"{head}\n{{\n{body}\n}}\n", self.headers, head,
                               {g: self._array_declaration(g, self.module.globals[g], extern=True)
-                               for g in self.used_globals})
+                               for g in self.used_globals}, self._members())
+
+    def _members(self) -> dict[str, dict[int, Member]]:
+        out: dict[str, dict[int, Member]] = {}
+        for struct, found in self.member_types.items():
+            for offset, type_ in found.items():
+                name = f"m{offset}"
+                element, dims = _array_shape(type_)
+                size = scalar_size(element)
+                if size is None or element == "ptr" and dims:
+                    raise LiftRefused(f"{self.f.name}: a member of type {type_} in {struct}")
+                for d in dims:
+                    size *= d
+                if type_ == "ptr":
+                    declaration = self._loaded_pointer(("member", struct, offset), name)
+                else:
+                    declaration = f"{self._ctype(element, name)} {name}{''.join(f'[{d}]' for d in dims)}"
+                out.setdefault(struct, {})[offset] = Member(offset, size, declaration,
+                                                           declaration == f"void *{name}")
+        return out
 
     def _emit(self, line: str) -> None:
         self.lines.append("  " * self.depth + line)
@@ -431,7 +562,8 @@ class _Writer:
             if b.name not in self.cf.graph or self.cf.loop_of(b.name) is not loop or b.name in self.cf.loops:
                 continue
             for phi in self._phis(b.name):
-                self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)};")
+                if phi.name not in self.exit_alias:
+                    self._emit(f"{self._ctype(phi.type, phi.name)} {self._name(phi.name)};")
         for value, inner in self.live_out.items():
             if inner.parent is loop:
                 i = self.insts[value]
@@ -552,6 +684,8 @@ class _Writer:
         for phi in self._phis(target):
             if counted is not None and (phi is counted.phi or phi.name in self.induced or phi.name in self.reloaded):
                 continue
+            if phi.name in self.exit_alias:
+                continue
             value = next(v for v, b in phi.incoming if b == source)
             if leaving is not None and value.name in self.live_out:
                 copies.append((phi, self._out_name(value.name)))
@@ -579,7 +713,14 @@ class _Writer:
             if i.name in self.hoisted:
                 return
             # (a value computed before the loops, a size such as (long long)n: a name the
-            # subscripts inside them can use as a parameter)
+            # subscripts inside them can use as a parameter; one name for the same value in a
+            # block, as clang computes (long long)n once per use)
+            text = f"const {self._ctype(i.type, i.name)} = {self._value_of(i)}"
+            key = (self.defined_in[i.name], text)
+            if key in self.same_values:
+                self.c_names[i.name] = self.same_values[key]
+                return
+            self.same_values[key] = self._name(i.name)
             self._emit(f"const {self._ctype(i.type, i.name)} {self._name(i.name)} = {self._value_of(i)};")
             return
         if i.name in self.named:
@@ -594,14 +735,20 @@ class _Writer:
             return   # (declared at the start; what only tells LLVM's optimizer something)
         if i.opcode == "store":
             value, pointer = i.operands
+            if value.type == "ptr":
+                raise LiftRefused(f"{self.f.name}: a pointer stored to memory ({i.text[:60]})")
             self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
             return
         if i.opcode == "load":
-            if i.name in self.inlined_loads or i.name in self.dead:
+            if i.name in self.inlined_loads or i.name in self.dead or i.name in self.loaded_first:
                 return
             text = self._lvalue(i.operands[0], i.type)
             if i.name in self.live_out:
                 self._emit(f"{self._name(i.name)} = {text};")
+            elif i.type == "ptr":
+                self._emit(f"{self._declare(self.pointee[i.name], '*' + self._name(i.name), i.name)} = {text};")
+            elif i.type in _INT and loop is None:   # (a size read from memory: a parameter to the loops after it)
+                self._emit(f"const {self._ctype(i.type, i.name)} {self._name(i.name)} = {text};")
             else:
                 self._emit(f"{self._ctype(i.type, i.name)} {self._name(i.name)} = {text};")
             return
@@ -641,6 +788,44 @@ class _Writer:
                     pending.remove(i)
                     progress = True
 
+    def _invariant_pointer_loads(self) -> list[str]:
+        """Pointers loaded from a struct member of a parameter that LLVM says may be read
+        (``dereferenceable``), read once at the start rather than where LLVM reads them (inside
+        a loop, behind a guard: a ``std::vector``'s data in each time step), where nothing in
+        the function can change them under the language's aliasing rule as clang recorded it:
+        every store a typed access (``!tbaa``) of a type that is no pointer, no call but to
+        math functions. So the loop around them can be one SCoP."""
+        every = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions]
+        for i in every:
+            if i.opcode == "store" and (not i.tbaa or _may_be_pointer(i.tbaa[0])):
+                return []
+            if i.opcode == "call" and not self._pure_call(i) and not (i.callee or "").startswith(
+                    ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")):
+                return []
+        entry = set(i.name for i in self.f.blocks[0].instructions if i.name)
+        chosen = []
+        for i in every:
+            if i.opcode != "load" or i.type != "ptr" or i.name in entry or i.name in self.live_out:
+                continue
+            try:
+                a = self._base(i.operands[0])
+            except LiftRefused:
+                continue
+            readable = self.f.dereferenceable.get(a.origin, 0)
+            if (a.struct is not None and a.origin in self.params and a.subscripts[0] in _ZERO
+                    and a.offset + 8 <= readable and self._invariant_address(i.operands[0])):
+                chosen.append(i.name)
+        return chosen
+
+    def _invariant_address(self, pointer: Value) -> bool:
+        """Whether ``pointer`` is a parameter, or getelementptrs of constant indices from one."""
+        while pointer.name not in self.params:
+            i = self.insts.get(pointer.name or "")
+            if i is None or i.opcode != "getelementptr" or not all(v.is_constant for v in i.operands[1:]):
+                return False
+            pointer = i.operands[0]
+        return True
+
     def _named_outside_loops(self, i: Instruction) -> bool:
         return (bool(i.name) and i.opcode in _PURE and i.opcode != "getelementptr" and i.type in _INT
                 and i.type != "i1"   # (a guard's compare stays in its if: an affine condition)
@@ -667,7 +852,11 @@ class _Writer:
         ops = i.operands
         op = i.opcode
         if op == "phi":
+            if i.name in self.exit_alias:
+                return self.exit_alias[i.name]
             return self._induced_value(i.name) if i.name in self.induced else self._name(i.name)
+        if op == "xor" and i.type in _INT and i.type != "i1" and ops[1].is_constant and ops[1].constant == "-1":
+            return f"({self._constant_minus_one(i.type)} - {self._expr(ops[0])})"   # (~x, an affine -1 - x)
         if op in _BINARY:
             a, b = self._expr(ops[0]), self._expr(ops[1])
             if op in ("add", "sub", "mul") and "nsw" not in i.flags:
@@ -695,7 +884,9 @@ class _Writer:
         if op == "icmp":
             a, b = self._expr(ops[0]), self._expr(ops[1])
             pred = i.predicate
-            if pred.startswith("u") and ops[0].type in _UINT:
+            if ops[0].type == "ptr":   # (pointers of C types that may differ)
+                a, b = f"(const char *){a}", f"(const char *){b}"
+            elif pred.startswith("u") and ops[0].type in _UINT:
                 u = _UINT[ops[0].type]
                 a, b = f"({u}){a}", f"({u}){b}"
             return f"({a} {_ICMP[pred]} {b})"
@@ -710,6 +901,10 @@ class _Writer:
         if op == "call":
             return self._call(i)
         raise LiftRefused(f"{self.f.name}: {op}")
+
+    @staticmethod
+    def _constant_minus_one(type_: str) -> str:
+        return "-1LL" if type_ == "i64" else "-1"
 
     def _cast(self, i: Instruction) -> str:
         source = i.operands[0]
@@ -752,56 +947,113 @@ class _Writer:
             raise LiftRefused(f"{self.f.name}: a call through a pointer")
         return f"{self.function_names.get(callee, callee)}({', '.join(args)})"
 
-    def _address(self, i: Instruction) -> tuple[str, list[str], str]:
-        """(pointer parameter, subscripts, the type there) of a chain of getelementptr: the first
-        subscript moves the pointer, the others select in the array types it points to."""
+    def _address(self, i: Instruction) -> _Address:
+        """Where a chain of getelementptr points: the first subscript moves the pointer, the
+        others select in the array and struct types it points to."""
         if i.opcode == "bitcast" and i.type == "ptr" and i.operands[0].name in self.insts:
             return self._address(self.insts[i.operands[0].name])
         if i.opcode != "getelementptr" or len(i.operands) < 2:
             raise LiftRefused(f"{self.f.name}: an address this front end does not write ({i.text[:60]})")
         return self._gep(i.element_type or "", i.operands[0], i.operands[1:], i.text)
 
-    def _gep(self, element_type: str, base: Value, indices: list[Value], text: str) -> tuple[str, list[str], str]:
-        root, subscripts, pointed = self._base(base)
-        if element_type != pointed:
-            raise LiftRefused(f"{self.f.name}: {root} indexed as {element_type}, not as {pointed}")
+    def _gep(self, element_type: str, base: Value, indices: list[Value], text: str) -> _Address:
+        a = self._base(base)
         first = self._expr(indices[0])
-        moved = first if subscripts[-1] == "0" else f"{subscripts[-1]} + {first}"
-        element, dims = _array_shape(pointed)
-        if len(indices) - 1 > len(dims):
-            raise LiftRefused(f"{self.f.name}: an address that indexes past its array type ({text[:60]})")
-        # (a struct's members are no array dimension: their indices are constants into other types)
-        inner = _array_shape(pointed, len(indices) - 1)
-        return root, [*subscripts[:-1], moved, *(self._expr(v) for v in indices[1:])], inner
+        if a.struct is not None:
+            if element_type != a.pointed:
+                a = self._descend(a, element_type)
+            if a.pointed == a.struct and a.offset == 0:   # (whole elements: p[i])
+                moved = first if a.subscripts[0] in _ZERO else f"{a.subscripts[0]} + {first}"
+                a = _Address(a.root, [moved], a.pointed, a.struct, 0, a.origin)
+            elif first not in _ZERO:
+                raise LiftRefused(f"{self.f.name}: an address that steps over a struct's member ({text[:60]})")
+        else:
+            if element_type != a.pointed:
+                raise LiftRefused(f"{self.f.name}: {a.root} indexed as {element_type}, not as {a.pointed}")
+            if not a.subscripts:
+                if first not in _ZERO:
+                    raise LiftRefused(f"{self.f.name}: an address that steps past a struct's member ({text[:60]})")
+            else:
+                moved = first if a.subscripts[-1] in _ZERO else f"{a.subscripts[-1]} + {first}"
+                a = _Address(a.root, [*a.subscripts[:-1], moved], a.pointed, origin=a.origin)
+        for v in indices[1:]:
+            if a.struct is not None and a.pointed in self.structs:
+                layout = self.structs[a.pointed]
+                k = int(v.constant) if v.is_constant and re.fullmatch(r"\d+", v.constant or "") else -1
+                if not 0 <= k < len(layout.members) or layout.packed:
+                    raise LiftRefused(f"{self.f.name}: a member of {a.pointed} this front end does not write")
+                offset, member = layout.members[k]
+                a = _Address(a.root, a.subscripts, member, a.struct, a.offset + offset, a.origin)
+                continue
+            if a.struct is not None:
+                a = self._member(a)
+            if not _array_shape(a.pointed)[1]:
+                raise LiftRefused(f"{self.f.name}: an address that indexes past its array type ({text[:60]})")
+            a = _Address(a.root, [*a.subscripts, self._expr(v)], _array_shape(a.pointed, 1), origin=a.origin)
+        return a
 
-    def _base(self, pointer: Value) -> tuple[str, list[str], str]:
-        """What ``pointer`` addresses: (parameter, subscripts, the type it points to)."""
-        if pointer.is_global and pointer.name in self.pointee:
-            return self.function_names.get(pointer.name, pointer.name), ["0"], self.pointee[pointer.name]
-        if pointer.name in self.pointee and not pointer.is_global:
-            return self._name(pointer.name), ["0"], self.pointee[pointer.name]
+    def _descend(self, a: _Address, type_: str) -> _Address:
+        """``a``, inside a struct, as the address of ``type_``: of a first member of what it points to."""
+        chain = self._first_members(a.pointed)
+        if type_ not in chain:
+            raise LiftRefused(f"{self.f.name}: {type_} read through a {a.pointed} address")
+        return _Address(a.root, a.subscripts, type_, a.struct, a.offset, a.origin)
+
+    def _member(self, a: _Address) -> _Address:
+        """The member of a struct view at ``a`` (not a struct itself) as an address of its own."""
+        known = self.member_types.setdefault(a.struct, {})
+        if known.setdefault(a.offset, a.pointed) != a.pointed:
+            raise LiftRefused(f"{self.f.name}: byte {a.offset} of {a.struct} read as {known[a.offset]} "
+                              f"and as {a.pointed}")
+        index = a.subscripts[0]
+        text = f"{a.root}->m{a.offset}" if index in _ZERO else f"{a.root}[{index}].m{a.offset}"
+        return _Address(text, [], a.pointed, origin=a.origin)
+
+    def _base(self, pointer: Value) -> _Address:
+        """Where ``pointer`` points."""
+        name = pointer.name or ""
+        if name in self.pointee and (pointer.is_global or name in self.params or name in self.insts):
+            root = self.function_names.get(name, name) if pointer.is_global else self._name(name)
+            kind = self.pointee[name]
+            if kind in self.structs:
+                return _Address(root, ["0"], kind, kind, 0, name)
+            return _Address(root, ["0"], kind, origin=name)
         if pointer.is_global:
             raise LiftRefused(f"{self.f.name}: the global @{pointer.name}")
         if pointer.is_constant and (constant := _constant_gep(pointer.constant)) is not None:
             return self._gep(*constant, pointer.constant)
-        inner = self.insts.get(pointer.name or "")
+        inner = self.insts.get(name)
         if inner is None:
             raise LiftRefused(f"{self.f.name}: memory at {pointer.name or pointer.constant}")
         return self._address(inner)
 
     def _pointer_text(self, i: Instruction) -> str:
-        root, subscripts, _ = self._address(i)
-        if len(subscripts) == 1:
-            return f"({root} + {subscripts[0]})"
-        return f"&{root}{''.join(f'[{s}]' for s in subscripts)}"
+        a = self._address(i)
+        if a.struct is not None:
+            if a.pointed == a.struct and a.offset == 0:
+                return f"({a.root} + {a.subscripts[0]})"
+            if a.pointed in self.structs:
+                raise LiftRefused(f"{self.f.name}: the address of a member struct ({i.text[:60]})")
+            a = self._member(a)
+        if not a.subscripts:
+            return f"&{a.root}"
+        if len(a.subscripts) == 1:
+            return f"({a.root} + {a.subscripts[0]})"
+        return f"&{a.root}{''.join(f'[{s}]' for s in a.subscripts)}"
 
     def _lvalue(self, pointer: Value, type_: str) -> str:
-        root, subscripts, pointed = self._base(pointer)
+        a = self._base(pointer)
+        if a.struct is not None:
+            if a.pointed in self.structs:
+                chain = self._first_members(a.pointed)
+                a = self._descend(a, type_ if type_ in chain else chain[-1])
+            a = self._member(a)
+        subscripts, pointed = a.subscripts, a.pointed
         while pointed != type_ and _array_shape(pointed)[1]:
             subscripts, pointed = [*subscripts, "0"], _array_shape(pointed, 1)   # (an array's first element)
         if pointed != type_:
             raise LiftRefused(f"{self.f.name}: {type_} read through a {pointed} address")
-        return f"{root}{''.join(f'[{s}]' for s in subscripts)}"
+        return f"{a.root}{''.join(f'[{s}]' for s in subscripts)}"
 
     def _expr(self, v: Value) -> str:
         if v.is_constant:
@@ -815,6 +1067,8 @@ class _Writer:
             return self._induced_value(v.name)
         if v.name in self.reloaded and v.name in self.inlined_loads:
             return self._reload_text(i)
+        if v.name in self.exit_alias and v.name not in self.live_out:
+            return self.exit_alias[v.name]
         if i.opcode == "phi" or i.name in self.live_out or i.name in self.named or self._named_outside_loops(i):
             return self._name(v.name)
         if i.opcode in _PURE or self._pure_call(i):
@@ -822,6 +1076,27 @@ class _Writer:
         if v.name in self.inlined_loads:
             return self._lvalue(i.operands[0], i.type)
         return self._name(v.name)
+
+
+def _may_be_pointer(tbaa_type: str) -> bool:
+    """Whether memory of this TBAA type (clang's names) may hold a pointer."""
+    return tbaa_type in ("omnipotent char", "vtable pointer") or "pointer" in tbaa_type or \
+        re.match(r"p\d+ ", tbaa_type) is not None
+
+
+def _forward_pointer_casts(function: Function) -> None:
+    """Uses of ``bitcast ptr %p to ptr`` (what reading typed pointers leaves) read ``%p`` itself."""
+    same: dict[str, Value] = {}
+    for b in function.blocks:
+        for i in b.instructions:
+            if i.opcode == "bitcast" and i.type == "ptr" and i.operands[0].type == "ptr" and i.name:
+                same[i.name] = same.get(i.operands[0].name or "", i.operands[0])
+    if not same:
+        return
+    for b in function.blocks:
+        for i in b.instructions:
+            i.operands = [same.get(v.name or "", v) if not v.is_global else v for v in i.operands]
+            i.incoming = [(same.get(v.name or "", v) if not v.is_global else v, source) for v, source in i.incoming]
 
 
 _CONSTANT_GEP = re.compile(r"^getelementptr (?:(?:inbounds|nuw|nusw) )*\((.*)\)$")
@@ -849,6 +1124,7 @@ def _constant_gep(text: str) -> tuple[str, Value, list[Value]] | None:
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}
+_ZERO = ("0", "0LL")
 _READS_ONLY = _PURE | {"load", "phi", "br", "ret", "unreachable", "switch", "call", "store"}
 _ICMP = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "ult": "<", "ule": "<=",
          "ugt": ">", "uge": ">="}
