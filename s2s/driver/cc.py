@@ -69,14 +69,22 @@ _SCRATCH_IN_KEYS = "<tmp>"   # the scratch directory as cache keys name it
 _NOT_A_COMPILER_EXTENSIONS = (".o", ".a", ".so", ".obj", ".lib", ".dylib", ".dll", ".lo", ".la")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def cxx_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``s2s-c++``: ``s2s-cc`` for C++ (``make CXX=s2s-c++``); C++ files reach the
+    optimizer by way of the module clang makes of them (``s2s.driver.llvm_modules``)."""
+    return main(argv, cxx=True)
+
+
+def main(argv: Sequence[str] | None = None, cxx: bool = False) -> int:
     """Entry point of ``s2s-cc``. With ``argv=None`` (the console script) a pass-through replaces this
     process by the real compiler; with an explicit ``argv`` it runs as a child and its status is returned."""
+    global PROG
+    PROG = "s2s-c++" if cxx else "s2s-cc"   # (one driver per process: the name its lines start with)
     may_exec = argv is None
     args = list(sys.argv[1:] if argv is None else argv)
     flags, rest = settings_mod.split_flags(args)
     launcher, rest = split_launcher(rest)
-    cfg = settings_mod.resolve(flags, os.environ, launcher)
+    cfg = settings_mod.resolve(flags, os.environ, launcher, cxx_driver=cxx)
     for warning in cfg.warnings:
         _say(f"{PROG}: warning: {warning}")
     depth = _depth()
@@ -89,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_unchanged(command, may_exec)
 
     try:
-        parsed = cmdline.parse(cmdline.expand_response_files(rest), cxx=_is_cxx_driver(cfg.compiler_name))
+        parsed = cmdline.parse(cmdline.expand_response_files(rest), cxx=_is_cxx_driver(cfg.compiler_name),
+                               languages=("c", "c++", "ir") if cxx else ("c", "ir"))
     except Exception as exc:  # a bug in the parser must not break the build
         _say(f"{PROG}: note: optimization skipped ({_describe(exc)}); compiled unchanged")
         return _run_unchanged(command, may_exec)
@@ -242,12 +251,15 @@ class _Build:
         """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
         if source.language == "ir":
             return self._compile_module(n, source, output)
-        if self.cfg.mode != "off" and not _has_loop_keyword(source.path):
-            # (nothing to gain: the compiler reads the user's file, the optimizer never starts)
+        if self.cfg.mode != "off" and source.language != "c++" and not _has_loop_keyword(source.path):
+            # (nothing to gain: the compiler reads the user's file, the optimizer never starts;
+            # not for C++, whose loops are in its headers' templates as often as in the file)
             self._report(f"{source.path}: no loop; compiled as it is")
             return self._compile_original(source, output)
+        if source.language == "c++" and self.cfg.mode == "off":
+            return self._compile_original(source, output)
         try:
-            if self.cfg.frontend == "llvm" and self.cfg.mode != "off":
+            if (self.cfg.frontend == "llvm" or source.language == "c++") and self.cfg.mode != "off":
                 reason = self._compile_through_clang(n, source, output)
             else:
                 reason = self._compile_generated(n, source, output, *self._optimize(source))

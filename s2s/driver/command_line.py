@@ -47,7 +47,7 @@ class Passthrough(enum.Enum):
     UNKNOWN_OPTION = "unrecognized option"
     MISSING_ARGUMENT = "option without its argument"
     STDIN = "input from stdin"
-    NO_C_INPUT = "no C or LLVM IR input file"
+    NO_C_INPUT = "no input file to optimize (C, LLVM IR; C++ for s2s-c++)"
     MISSING_INPUT = "input file not found"
     MULTIPLE_OUTPUTS = "-o with several inputs or several -o"
     DEPENDENCIES_WHILE_LINKING = "dependency output in a compile-and-link command"
@@ -88,6 +88,7 @@ class CommandLine:
     output: str | None
     passthrough: Passthrough | None = None
     passthrough_detail: str = ""  # the option or file that decided it
+    optimized_languages: tuple[str, ...] = ("c", "ir")   # what the driver optimizes (s2s-c++: and C++)
 
     @property
     def inputs(self) -> list[InputFile]:
@@ -99,8 +100,9 @@ class CommandLine:
 
     @property
     def optimized_inputs(self) -> list[InputFile]:
-        """The inputs s2s-cc optimizes: C files and LLVM modules (``.ll``, ``.bc``)."""
-        return [item for item in self.inputs if item.language in ("c", "ir")]
+        """The inputs the driver optimizes: C files and LLVM modules (``.ll``, ``.bc``); C++
+        files too for s2s-c++."""
+        return [item for item in self.inputs if item.language in self.optimized_languages]
 
     def options(self, name: str) -> list[Option]:
         return [item for item in self.items if isinstance(item, Option) and item.name == name]
@@ -318,10 +320,12 @@ def _match(args: Sequence[str], i: int) -> tuple[Option | None, int]:
 
 
 def parse(args: Sequence[str], *, cxx: bool = False,
-          exists: Callable[[str], bool] = os.path.isfile) -> CommandLine:
+          exists: Callable[[str], bool] = os.path.isfile,
+          languages: tuple[str, ...] = ("c", "ir")) -> CommandLine:
     """Parse compiler arguments (without the compiler itself; response files already expanded).
 
     ``cxx``: the real compiler is a C++ driver (g++, clang++), which compiles ``.c`` files as C++.
+    ``languages``: the inputs to optimize (gcc's ``-x`` names; ``ir``: LLVM modules).
     """
     items: list[Item] = []
     stage = Stage.LINK
@@ -379,7 +383,7 @@ def parse(args: Sequence[str], *, cxx: bool = False,
         stop(Passthrough.PREPROCESS_ONLY, "")
     elif stage == Stage.SYNTAX:
         stop(Passthrough.SYNTAX_ONLY, "")
-    optimized = [item for item in inputs if item.language in ("c", "ir")]
+    optimized = [item for item in inputs if item.language in languages]
     if not optimized:
         stop(Passthrough.NO_C_INPUT, "")
     for source in optimized:
@@ -390,7 +394,8 @@ def parse(args: Sequence[str], *, cxx: bool = False,
     if stage == Stage.LINK and any(isinstance(o, Option) and o.category is Category.DEPENDENCY
                                    for o in cl_items):
         stop(Passthrough.DEPENDENCIES_WHILE_LINKING, "")
-    return CommandLine(tuple(args), cl_items, stage, outputs[-1] if outputs else None, passthrough, detail)
+    return CommandLine(tuple(args), cl_items, stage, outputs[-1] if outputs else None, passthrough, detail,
+                       languages)
 
 
 # ---- response files ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""s2s-cc's jobs for LLVM modules: a ``.ll``/``.bc`` input, or with ``--s2s-frontend=llvm`` the
-module clang makes of a C file.
+"""s2s-cc's jobs for LLVM modules: a ``.ll``/``.bc`` input, the module clang makes of a C++ file
+(s2s-c++), or with ``--s2s-frontend=llvm`` that of a C file.
 
 The functions that the LLVM front end lifts are optimized as C (``optimize_llvm_file``) and
 compiled by the real compiler with the user's flags; the rest of the module is compiled by the
@@ -10,6 +10,7 @@ where the LLVM way fails is compiled as it is, as any C file where s2s fails.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 
@@ -19,6 +20,19 @@ from s2s.driver.command_line import InputFile, Stage
 # vectorized or unrolled, each function its own (the user's functions are inlined by the C
 # compiler later, in the lifted C)
 CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline")
+# C++ reaches its data through small inline members (``std::vector::operator[]``, ``size()``):
+# those are inlined, the functions that are not marked inline stay functions of their own
+CLANGXX_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-finline-hint-functions")
+# the options of a C++ command that a C compile warns about (an error under -Werror)
+_CXX_ONLY_OPTIONS = ("-fno-rtti", "-frtti", "-fno-threadsafe-statics", "-fvisibility-inlines-hidden",
+                     "-fno-enforce-eh-specs", "-fcoroutines", "-fconcepts", "-fmodules-ts", "-nostdinc++",
+                     "-fno-implicit-templates", "-fpermissive", "-fno-operator-names")
+_CXX_ONLY_WARNINGS = ("c++", "old-style-cast", "effc++", "non-virtual-dtor", "overloaded-virtual",
+                      "reorder", "ctor-dtor-privacy", "deprecated-copy", "sign-promo", "noexcept",
+                      "useless-cast", "zero-as-null-pointer-constant", "suggest-override", "class-memaccess",
+                      "pessimizing-move", "redundant-move", "catch-value", "extra-semi", "register",
+                      "mismatched-tags", "redundant-tags", "virtual-move-assign", "comma-subscript",
+                      "conversion-null", "delete-non-virtual-dtor", "terminate", "template-id-cdtor")
 
 
 class ModuleJobs:
@@ -43,8 +57,10 @@ class ModuleJobs:
             dependencies = [*dependencies, "-MF", depfile]
             if not any(tok in ("-MT", "-MQ") or tok.startswith(("-MT", "-MQ")) for tok in dependencies):
                 dependencies += ["-MT", self.output]
-        command = [*clang, *cl.cpp_args(self.source), *CLANG_FLAGS, *dependencies, "-S", "-emit-llvm",
-                   self.source.path, "-o", module]
+        cxx = self.source.language == "c++"
+        language = ["-x", "c++"] if cxx else []   # (a .c file that the C++ driver compiles as C++)
+        command = [*clang, *cl.cpp_args(self.source), *(CLANGXX_FLAGS if cxx else CLANG_FLAGS), *dependencies,
+                   "-S", "-emit-llvm", *language, self.source.path, "-o", module]
         proc = self.build._run(command, capture=True)
         if proc.returncode != 0:
             return "", "clang cannot compile it: " + _first_line(proc.stderr)
@@ -60,12 +76,19 @@ class ModuleJobs:
         if build.cl.stage != Stage.OBJECT and build.cl.stage != Stage.LINK:
             return "an LLVM module is compiled to an object here, not to assembly"
         options = build.pipeline_options()
+        cxx = self.source.language == "c++"
+        c_compiler = c_compiler_for(build.cfg.compiler) if cxx else build.cfg.compiler
+        if cxx:   # (the lifted C is read and compiled by the C compiler beside the C++ one)
+            options = dataclasses.replace(options, compiler=c_compiler[-1])
         found = run_with_time_limit(lambda: optimize_llvm_file(module, options), build.cfg.timeout)
         c_path = os.path.join(self.directory, self.stem + ".lifted.c")
         with open(c_path, "w", encoding="utf-8") as f:
             f.write(found.c.source)
         c_object = os.path.join(self.directory, self.stem + ".lifted.o")
         command = build._compile_command(self.source, c_path, c_object, result=found.c, dependencies=False)
+        if cxx:
+            rest = [word for word in command[len(build.cfg.compiler):-1] if not cxx_only(word)]
+            command = [*c_compiler, *rest, "-x", "c", command[-1]]
         proc = build._run(command, capture=True)
         if proc.returncode != 0:
             return "the optimized code did not compile: " + _first_line(proc.stderr)
@@ -81,7 +104,8 @@ class ModuleJobs:
                 return "joining the lifted C and the rest of the module failed: " + _first_line(joined.stderr)
         shown = f"{module}.c"   # (what the report lines call the lifted C: the source's name then)
         for line in found.c.full_report or [f"{shown}: {'optimized' if found.c.changed else 'unchanged'}"]:
-            build._report(line.replace(shown, self.source.path + (".ll.c" if module != self.source.path else ".c")))
+            line = line.replace(shown, self.source.path + (".ll.c" if module != self.source.path else ".c"))
+            build._report(line.replace(f"{module}: ", f"{self.source.path}: "))
         return ""
 
     def unchanged(self, module: str) -> bool:
@@ -96,6 +120,31 @@ class ModuleJobs:
         except (OSError, S2SError):
             return False
         return True
+
+
+def c_compiler_for(command: tuple[str, ...]) -> tuple[str, ...]:
+    """The C compiler beside the C++ compiler of ``command`` (``g++-12``: ``gcc-12``, ``clang++``:
+    ``clang``, ``c++``: ``cc``; a launcher before it stays), else ``cc``."""
+    *launchers, compiler = command
+    directory, name = os.path.split(compiler)
+    for cxx, c in (("clang++", "clang"), ("g++", "gcc"), ("c++", "cc")):
+        if cxx in name:
+            candidate = os.path.join(directory, name.replace(cxx, c))
+            if shutil.which(candidate):
+                return (*launchers, candidate)
+    return (*launchers, "cc")
+
+
+def cxx_only(option: str) -> bool:
+    """Whether ``option`` means something to a C++ compile only (``-std=c++17``, ``-fno-rtti``)."""
+    if option.startswith("-std="):
+        return "++" in option
+    if option.startswith("-W"):
+        name = option[2:]
+        for prefix in ("no-", "error="):
+            name = name[len(prefix):] if name.startswith(prefix) else name
+        return name.split("=", 1)[0] in _CXX_ONLY_WARNINGS
+    return option in _CXX_ONLY_OPTIONS or option.startswith("-stdlib=")
 
 
 def optimization_level(args: list[str]) -> int:

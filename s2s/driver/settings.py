@@ -5,6 +5,7 @@ flag                environment            meaning
 ==================  =====================  =========================================================
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
+``--s2s-cxx=CMD``   ``S2S_CXX``            s2s-c++'s real compiler (default ``c++``), likewise
 ``--s2s-mode=M``    ``S2S_MODE``           ``pluto`` (default), ``isl``, ``identity`` or ``off`` (pipeline.MODES)
 ``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
 ``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
@@ -48,8 +49,8 @@ flag                environment            meaning
                                            clang compiles them to LLVM IR first (``-O1``), which the
                                            LLVM front end lifts (docs/llvm-frontend.md); ``.ll`` and
                                            ``.bc`` inputs always take that way
-``--s2s-clang=CMD`` ``S2S_CLANG=CMD``      the clang of ``--s2s-frontend=llvm`` (default: ``clang``,
-                                           else the newest ``clang-N`` on PATH)
+``--s2s-clang=CMD`` ``S2S_CLANG=CMD``      the clang of ``--s2s-frontend=llvm`` and of s2s-c++ (default:
+                                           ``clang``, else the newest ``clang-N`` on PATH)
 ``--s2s-server=S``  ``S2S_SERVER=S``       ``on`` (default): the optimize step runs in a warm server
                                            process that s2s-cc starts and that leaves after
                                            ``S2S_SERVER_IDLE`` seconds (120) without work
@@ -82,7 +83,7 @@ LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
                 "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size",
-                "report-file", "server", "server-idle", "frontend", "clang")
+                "report-file", "server", "server-idle", "frontend", "clang", "cxx")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate")
@@ -95,6 +96,7 @@ class DriverSettings:
     """Everything ``s2s-cc`` needs to know besides the compiler command line."""
 
     compiler: tuple[str, ...] = ("cc",)  # the real compiler command (a launcher chain is several words)
+    cxx_driver: bool = False   # s2s-c++: C++ files are optimized too (by way of clang and LLVM IR)
     mode: str = "pluto"
     target: str = "c"
     target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
@@ -175,11 +177,12 @@ def split_flags(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list
 
 
 def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
-            launcher: Sequence[str] = ()) -> DriverSettings:
+            launcher: Sequence[str] = (), cxx_driver: bool = False) -> DriverSettings:
     """Combine flags (from ``split_flags``), the environment and the defaults.
 
     ``launcher``: the compiler named on the command line in launcher form (``s2s-cc gcc -c x.c``);
     it is what the build system asked for, so it wins over ``--s2s-cc`` and ``S2S_CC``.
+    ``cxx_driver``: the settings of s2s-c++ (its real compiler is ``--s2s-cxx``, ``S2S_CXX``, ``c++``).
     """
     warnings: list[str] = []
     given: dict[str, str | None] = {}
@@ -218,13 +221,14 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         return False
 
     compiler: tuple[str, ...] = tuple(launcher)
+    default = "c++" if cxx_driver else "cc"
     if not compiler:
-        value, origin = raw("cc")
+        value, origin = raw("cxx" if cxx_driver else "cc")
         try:
             compiler = tuple(shlex.split(value)) if value else ()
         except ValueError:
-            warnings.append(f"{origin}={value!r} cannot be split into words; using cc")
-        compiler = compiler or ("cc",)
+            warnings.append(f"{origin}={value!r} cannot be split into words; using {default}")
+        compiler = compiler or (default,)
 
     timeout = DEFAULT_TIMEOUT
     value, origin = raw("timeout")
@@ -295,6 +299,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         fault = None
     return DriverSettings(
         compiler=compiler,
+        cxx_driver=cxx_driver,
         mode=choice("mode", MODES, "pluto"),
         target=choice("target", TARGETS, "c"),
         target_given=bool(raw("target")[0]),
