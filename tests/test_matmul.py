@@ -218,8 +218,8 @@ int main(void)
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_kernels_compute_what_the_loops_computed_bit_for_bit(tmp_path, target):
     result, ref, out = optimized_and_both_outputs(tmp_path / "mm.c", PROGRAM, target)
-    # all but the delinearized P[i * n + j] (one-dimensional: not matched yet)
-    assert sum("6 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
+    # the delinearized P[i * n + j] too (read as P[i][j], written as the user wrote it)
+    assert sum("7 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
     assert ("#pragma omp parallel if(s2s_cores_free())\n" in result.source) == (target == "openmp")
     assert out == ref
 
@@ -242,11 +242,11 @@ def test_register_blocks_are_functions_at_file_scope(tmp_path):
     definitions = re.findall(r"^__attribute__\(\(noinline\)\) static void (s2s_register_block_\w+)\((.*)\)$",
                              source, re.M)
     # one per shape: double with one product (left factors packed: alpha * A[i][k]; read in
-    # place: two statements, += and -=), float, two products
-    assert len(definitions) == len(dict(definitions)) == 5, definitions
+    # place: three statements, += and -= and the flat P += Q * R), float, two products
+    assert len(definitions) == len(dict(definitions)) == 6, definitions
     assert source.index("#line 1 ") > source.rindex("s2s_register_block_", 0, source.index("#line 1 "))
     in_place = [name for name, params in definitions if "l0_0" in params]
-    assert len(in_place) == 4, definitions   # the rows of A[i][k] and G[i][k] where they are
+    assert len(in_place) == 5, definitions   # the rows of A[i][k], G[i][k] and Q[i * n + k] where they are
     for name, _ in definitions:
         assert source.count(name + "(") > 1   # defined, and called
         # panel memory is the thread's own, kept from call to call (not faulted in anew each time)
@@ -415,4 +415,121 @@ def test_random_triangles_along_k_compute_what_the_loops_computed(tmp_path, monk
         kernels += any("matrix-multiply" in ln for ln in result.report)
         ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=2)
         assert out == ref, _random_triangle(seed)
+    assert kernels >= 3
+
+
+FLAT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+/* matrices as most C and C++ code keeps them: one allocation each, rows of their own length */
+static void products(int m, int n, int p, double alpha, double beta, const double *a, int lda, const double *b,
+                     int ldb, double *c, int ldc, float *f, const float *g, const float *h, double *s)
+{
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      double sum = 0.0;
+      for (int k = 0; k < p; k++)
+        sum += a[i * lda + k] * b[k * ldb + j];
+      c[i * ldc + j] = alpha * sum + beta * c[i * ldc + j];
+    }
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j < n; j++)
+        f[i * n + j] += g[i * p + k] * h[k * n + j];
+  for (int i = 0; i < m; i++)       /* a triangle: rank-k update of the lower half */
+    for (int j = 0; j <= i; j++)
+      for (int k = 0; k < p; k++)
+        s[i * m + j] += alpha * a[i * lda + k] * a[j * lda + k];
+}
+
+int main(int argc, char **argv)
+{
+  int m = 45, n = 38, p = 210, lda = 217, ldb = 41, ldc = 40;
+  double *a = malloc(sizeof(double) * m * lda), *b = malloc(sizeof(double) * p * ldb);
+  double *c = malloc(sizeof(double) * m * ldc), *s = malloc(sizeof(double) * m * m);
+  float *f = malloc(sizeof(float) * m * n), *g = malloc(sizeof(float) * m * p), *h = malloc(sizeof(float) * p * n);
+  for (int x = 0; x < m * lda; x++) a[x] = (x * 7 % 11) / 10.0 - 0.3;
+  for (int x = 0; x < p * ldb; x++) b[x] = (x * 5 % 13) / 7.0 + 0.1;
+  for (int x = 0; x < m * ldc; x++) c[x] = (x % 9) / 4.0;
+  for (int x = 0; x < m * m; x++) s[x] = (x % 5) / 3.0;
+  for (int x = 0; x < m * n; x++) f[x] = (float)(x % 3);
+  for (int x = 0; x < m * p; x++) g[x] = (float)(x % 7) / 3.0f;
+  for (int x = 0; x < p * n; x++) h[x] = (float)(x % 5) / 4.0f;
+  products(m, n, p, 1.5, 0.5, a, lda, b, ldb, c, ldc, f, g, h, s);
+  /* the same buffer as a factor and as the result: the run-time test keeps the user's loops */
+  products(m, n < 10 ? n : 10, 10, 1.0, 1.0, c, ldc, c, ldc, c, ldc, f, g, h, s);
+  for (int x = 0; x < m * ldc; x++) printf("%a\n", c[x]);
+  for (int x = 0; x < m * n; x++) printf("%a\n", (double)f[x]);
+  for (int x = 0; x < m * m; x++) printf("%a\n", s[x]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_kernels_over_flat_arrays_compute_what_the_loops_computed(tmp_path, target):
+    """Flat arrays (``a[i * lda + k]``) that the model delinearizes run as kernels too, read and
+    written where the user's subscripts put their elements."""
+    result, ref, out = optimized_and_both_outputs(tmp_path / "flat.c", FLAT, target)
+    assert sum("3 matrix-multiply statement(s)" in ln for ln in result.report) == 1, result.report
+    assert "&a[s2s_ir * lda + s2s_kc]" in result.source   # (rows of a read in place)
+    assert out == ref
+
+
+def _random_flat(seed: int) -> str:
+    """``_random_triangle``'s shapes over flat buffers with rows of their own length
+    (``b[i * ldb + j]``), as C and C++ code keeps its matrices."""
+    r = random.Random(seed)
+    rows, cols = r.randint(5, 90), r.randint(3, 60)
+    k_lo, k_hi = r.choice([("0", "m"), ("0", "m"), (f"i + {r.choice([0, 1])}", "m"), ("0", "i + 1")])
+    j_lo, j_hi = r.choice([("0", "n"), ("0", "n"), ("0", "i + 1"), ("i", "n")])
+    left = r.choice(["a[k * lda + i]", "a[i * lda + k]"])
+    right = r.choice(["b[k * ldb + j]", "x[k * ldb + j]"])
+    statement = f"b[i * ldb + j] {r.choice(['+=', '-='])} {r.choice(['', 'alpha * '])}{left} * {right};"
+    if r.random() < 0.5:
+        loops = f"for (j = {j_lo}; j < {j_hi}; j++)\n for (k = {k_lo}; k < {k_hi}; k++)"
+    else:
+        loops = f"for (k = {k_lo}; k < {k_hi}; k++)\n for (j = {j_lo}; j < {j_hi}; j++)"
+    lda, ldb = rows + 3 + r.randint(0, 5), cols + rows + r.randint(0, 5)
+    return f"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(double alpha, int m, int n, const double *a, int lda, double *b, const double *x, int ldb)
+{{
+  int i, j, k;
+  for (i = 0; i < m; i++)
+  {loops}
+    {statement}
+}}
+int main(void)
+{{
+  int lda = {lda}, ldb = {ldb}, rows = {rows + 3};
+  double *a = malloc(sizeof(double) * rows * lda), *b = malloc(sizeof(double) * rows * ldb);
+  double *x = malloc(sizeof(double) * rows * ldb);
+  for (int e = 0; e < rows * lda; e++) a[e] = (e * 7 % 11) / 10.0 - 0.3;
+  for (int e = 0; e < rows * ldb; e++) {{
+    b[e] = (e * 5 % 13) / 7.0 + 0.1;
+    x[e] = (e % 7) / 3.0;
+  }}
+  kernel(1.5, {r.randint(1, rows)}, {r.randint(1, cols)}, a, lda, b, x, ldb);
+  for (int e = 0; e < rows * ldb; e++)
+    printf("%a\\n", b[e]);
+  return 0;
+}}
+"""
+
+
+def test_random_products_over_flat_arrays_compute_what_the_loops_computed(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
+                                              "parallel_start=0,parallel_wake=0")
+    kernels = 0
+    for seed in range(10):
+        src = tmp_path / f"f{seed}.c"
+        src.write_text(_random_flat(seed))
+        target = "openmp" if seed % 2 else "c"
+        result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+        kernels += any("matrix-multiply" in ln for ln in result.report)
+        ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=2)
+        assert out == ref, _random_flat(seed)
     assert kernels >= 3

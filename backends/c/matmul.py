@@ -409,9 +409,16 @@ def _row_along_k(left: Expr, i: str, k: str) -> bool:
     of the array holds the factors of one i for consecutive k, which the register block can
     read where they are. Packing them paid only where a packed block serves many strips of
     columns: doitgen's rows (of A[r], 160 columns, 7 strips) spent a tenth of its time there."""
-    if not isinstance(left, ex.Access) or not left.indices or left.indices[-1] != Sym(k):
+    if not isinstance(left, ex.Access) or not left.indices:
         return False
-    return all(k not in ex.names(d) for d in left.indices[:-1]) and any(i in ex.names(d) for d in left.indices[:-1])
+    rows = left.indices[:-1]
+    last = left.indices[-1]
+    if len(left.indices) == 1 and isinstance(last, Binary) and last.op == "+" and isinstance(last.lhs, Binary) \
+            and last.lhs.op == "*" and isinstance(last.lhs.rhs, Sym):
+        rows, last = (last.lhs.lhs,), last.rhs   # (a flat array's row times its length, plus k)
+    if last != Sym(k):
+        return False
+    return all(k not in ex.names(d) for d in rows) and any(i in ex.names(d) for d in rows)
 
 
 def _register_block(node: MatMul, print_expr: Callable[[Expr], str], in_place: bool) -> tuple[str, str]:

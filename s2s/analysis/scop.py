@@ -140,9 +140,10 @@ def _is_constant(e: ex.Expr) -> bool:
     return isinstance(e, Const) or isinstance(e, ex.Unary) and e.op == "-" and _is_constant(e.operand)
 
 
-def _split_linearized(e: ex.Expr, params: tuple[str, ...]):
+def split_linearized(e: ex.Expr, params: tuple[str, ...]):
     """``e`` as ``outer * p + inner`` for a parameter ``p`` (None if it is not of that form):
-    returns (p or None, outer, inner)."""
+    returns (p or None, outer, inner). A subscript of an array in ``Scop.delinearized`` is
+    ``[outer][inner]`` to the model."""
     terms: list[tuple[int, ex.Expr]] = []
 
     def flatten(x: ex.Expr, sign: int) -> None:
@@ -651,7 +652,7 @@ class _Model:
         out: dict[str, str] = {}
         times: dict[str, int] = {}
         for name, subs in subsets.items():
-            splits = [_split_linearized(e, self.params) for e in subs]
+            splits = [split_linearized(e, self.params) for e in subs]
             factors = {sp[0] for sp in splits if sp is not None and sp[0] is not None}
             if len(factors) == 1 and all(sp is not None for sp in splits):
                 out[name] = factors.pop()
@@ -669,7 +670,7 @@ class _Model:
             self._assume_inside(b, domain, b.pw_aff(split.inner), b.const(split.times), data, str(split.times))
             subset = (split.outer, split.middle, split.inner)
         elif data in self.delinearized:
-            _, outer, inner = _split_linearized(subset[0], self.params)
+            _, outer, inner = split_linearized(subset[0], self.params)
             self._assume_inside(b, domain, b.pw_aff(inner), b.var(self.delinearized[data]), data,
                                 self.delinearized[data])
             subset = (outer, inner)

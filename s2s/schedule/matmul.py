@@ -25,7 +25,7 @@ import islpy as isl
 
 from s2s.analysis.affine import only_through
 from s2s.analysis.dependences import Dependences
-from s2s.analysis.scop import Scop, Statement
+from s2s.analysis.scop import Scop, Statement, split_linearized
 from s2s.ir import (
     Access, AccessNode, Array, Binary, Block, Blocking, Const, DataflowGraph, Expr, Extent, MatMul, Memlet,
     Range, Scalar, Sym, Symbol, Tasklet, Unary, expr as ex, reads_target,
@@ -69,6 +69,8 @@ def blocking_for(target: KernelTarget, element_bytes: int, terms: int = 1, k_mov
 
 @dataclass(frozen=True)
 class MatMulPattern:
+    """The statement's update in the model's terms: a flat array the model delinearized
+    (``a[i * n + k]``) is read as ``a[i][k]`` here, and ``flat`` gives its row length."""
     statement: str
     i: str
     j: str
@@ -80,6 +82,19 @@ class MatMulPattern:
     rights: tuple[Expr, ...]
     dtype: str
     batch: tuple[str, ...] = ()   # iterators of the loops around the node, outermost first
+    flat: tuple[tuple[str, str], ...] = ()   # (array, the parameter its rows are long) of the flat ones
+
+    def linear(self, e: Expr) -> Expr:
+        """``e`` with the flat arrays' elements as the code reads them (``a[i * n + k]``)."""
+        rows = dict(self.flat)
+
+        def back(n: Expr) -> Expr | None:
+            if isinstance(n, Access) and n.name in rows and len(n.indices) == 2:
+                outer, inner = n.indices
+                return Access(n.name, (Binary("+", Binary("*", outer, Sym(rows[n.name])), inner),))
+            return None
+
+        return ex.rebuild(e, back) if rows else e
 
 
 def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
@@ -97,10 +112,12 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     containers = scop.sdfg.container_map
     out = writes[0]
     array = containers.get(out.data)
-    if not isinstance(array, Array) or array.rank != 2 or array.dtype.spelling not in _TYPES:
+    if not isinstance(array, Array) or array.dtype.spelling not in _TYPES or not (
+            array.rank == 2 or array.rank == 1 and out.data in scop.delinearized):
         return None
-    target = Access(out.data, tuple(out.subset))
-    value = ex.substitute(tasklet.expr, {e.dst_conn: (Access(e.data, tuple(e.subset)) if e.subset else Sym(e.data))
+    target = _as_modelled(scop, out.data, out.subset)
+    value = ex.substitute(tasklet.expr, {e.dst_conn: (_as_modelled(scop, e.data, e.subset) if e.subset
+                                                      else Sym(e.data))
                                          for e in stmt.block.graph.in_edges(tasklet.id)})
     if not (isinstance(value, Binary) and value.op in ("+", "-")):
         return None
@@ -128,12 +145,33 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     if not (all(_plain(e, scop, out.data, dtype) for e in lefts)
             and all(_plain(e, scop, out.data, dtype, column=j) for e in rights)):
         return None
+    read = {a.name for e in (target, *lefts, *rights) for a in ex.walk(e) if isinstance(a, Access)}
+    flat = tuple(sorted((name, scop.delinearized[name]) for name in read if name in scop.delinearized))
     pattern = MatMulPattern(stmt.name, i, j, k, target, value.op, update, tuple(lefts), tuple(rights), dtype,
-                            tuple(batch))
+                            tuple(batch), flat)
     core = core_domain(stmt, pattern)
-    if core is None or not _is_rows_by_band(core, *_core_positions(stmt, pattern)):
+    if core is None or not _is_rows_by_band(_shape(core), *_core_positions(stmt, pattern)):
         return None
     return pattern
+
+
+def _shape(domain: isl.Set) -> isl.Set:
+    """``domain`` without its conditions on the parameters alone (what other statements' flat
+    arrays assume of them, ``n <= 0 or n <= ldc``, splits it into pieces of one shape)."""
+    out = None
+    for piece in domain.get_basic_sets():
+        piece = piece.drop_constraints_not_involving_dims(isl.dim_type.set, 0, piece.dim(isl.dim_type.set)).to_set()
+        out = piece if out is None else out.union(piece)
+    return domain if out is None else out.coalesce()
+
+
+def _as_modelled(scop: Scop, data: str, subset) -> Access:
+    """An element as the model indexes it: ``a[i][k]`` for ``a[i * n + k]`` of a flat array the
+    model delinearized."""
+    if data in scop.delinearized and len(subset) == 1:
+        _, outer, inner = split_linearized(subset[0], scop.params)
+        return Access(data, (outer, inner))
+    return Access(data, tuple(subset))
 
 
 def core_domain(stmt: Statement, pattern: MatMulPattern) -> isl.Set | None:
@@ -179,8 +217,8 @@ def _split_products(e: Expr, i: str, j: str, lefts: list[Expr], rights: list[Exp
 def _plain(e: Expr, scop: Scop, target_array: str, dtype: str, column: str | None = None) -> bool:
     """Arithmetic on reads that evaluates, in the target's type, to what the statement computes:
     no call, every value of the target's type (double constants only in double code; integer
-    constants are exact in both), no array the model delinearized (``A[i * n + k]``: its memlets
-    would need the linear form). The target's array is read only in a right factor (``column``
+    constants are exact in both), no array of channels (``A[(y * w + x) * 3 + c]``). The
+    target's array is read only in a right factor (``column``
     given), and there only as ``T[e][j]``, an element of the column the statement updates
     (trmm's ``B[k][j]``): whether each such read sees the value it saw in the user's order is
     ``kernel_order_is_legal``'s to prove."""
@@ -198,7 +236,7 @@ def _plain(e: Expr, scop: Scop, target_array: str, dtype: str, column: str | Non
             data = containers.get(n.name)
             if n.name == target_array and not (column is not None and _reads_own_column(n, column)):
                 return False
-            return n.name not in scop.delinearized and isinstance(data, Array) and data.dtype.spelling == dtype
+            return n.name not in scop.channels and isinstance(data, Array) and data.dtype.spelling == dtype
         if isinstance(n, Sym):
             data = containers.get(n.name)
             return isinstance(data, (Scalar, Symbol)) and n.name not in loop_vars and data.dtype.spelling == dtype
@@ -421,7 +459,8 @@ def matmul_block(scop: Scop, stmt: Statement, pattern: MatMulPattern, blocking: 
     edges.append(Memlet(node_id, f"out_{target}", f"{node_id}.w.{target}", None, target,
                         _box(scop, stmt, pattern, target, True, bound_expr), wcr=pattern.op))
     node = MatMul(node_id, "matmul", tuple(inputs), (f"out_{target}",), (), extents[pattern.i], extents[pattern.j],
-                  extents[pattern.k], pattern.target, pattern.op, pattern.update, pattern.lefts, pattern.rights,
+                  extents[pattern.k], pattern.linear(pattern.target), pattern.op, pattern.update,
+                  tuple(map(pattern.linear, pattern.lefts)), tuple(map(pattern.linear, pattern.rights)),
                   pattern.dtype, blocking, parallel)
     nodes.insert(len(nodes) - 1, node)
     return Block(block_id, DataflowGraph(tuple(nodes), tuple(edges)), origin=stmt.block.origin)
@@ -443,6 +482,11 @@ def _box(scop: Scop, stmt: Statement, pattern: MatMulPattern, name: str, write: 
         if relation.get_tuple_name(isl.dim_type.out) == name and is_write == write:
             image = relation.project_out(isl.dim_type.in_, 0, n).range()
             touched = image if touched is None else touched.union(image)
+    rows = dict(pattern.flat).get(name)
+    if rows is not None:   # (a flat array: from the first row's first element to the last's last)
+        first = Binary("+", Binary("*", bound_expr(touched.dim_min(0)), Sym(rows)), bound_expr(touched.dim_min(1)))
+        last = Binary("+", Binary("*", bound_expr(touched.dim_max(0)), Sym(rows)), bound_expr(touched.dim_max(1)))
+        return (Range(first, ex.plus_one(last), Const("1")),)
     edges = stmt.block.graph.writes() if write else stmt.block.graph.reads()
     subscripts = {tuple(e.subset) for e in edges if e.data == name}
     others = set(stmt.iterators) - set(pattern.batch)
