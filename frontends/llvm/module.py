@@ -10,12 +10,21 @@ text.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from frontends.llvm.layout import StructLayout, struct_layouts
 from s2s.errors import S2SError
+
+
+# what this LLVM says of a module from an older clang with -march=native: features it no longer
+# knows (avx512er, ...), which it ignores; said once per function, it buried a build's output
+_IGNORED_FEATURE = re.compile(rb"^'[-+][\w.]+' is not a recognized feature for this target \(ignoring feature\)$")
 
 
 class LLVMReadError(S2SError):
@@ -117,6 +126,25 @@ def read_module(path: str | Path | None = None, text: str | None = None) -> Modu
     return Module(functions, globals_, text, linkage, struct_layouts(module, literal))
 
 
+@contextlib.contextmanager
+def without_ignored_features():
+    """LLVM's own messages on stderr (file descriptor 2), less those of ``_IGNORED_FEATURE``."""
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as caught:
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = [line for line in caught.read().splitlines(keepends=True)
+                    if not _IGNORED_FEATURE.match(line.rstrip(b"\n"))]
+            if kept:
+                os.write(2, b"".join(kept))
+
+
 def _prepare(module) -> None:
     import llvmlite.binding as llvm
 
@@ -128,7 +156,8 @@ def _prepare(module) -> None:
     passes.add_loop_simplify_pass()
     passes.add_lcssa_pass()
     passes.add_instruction_namer_pass()
-    passes.run(module, builder)
+    with without_ignored_features():
+        passes.run(module, builder)
 
 
 _TARGET = re.compile(r"label %([-\w.$]+)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from frontends.llvm.module import without_ignored_features
 from s2s.errors import S2SError
 
 
@@ -22,5 +23,6 @@ def emit_object(ir_text: str, path: str | Path, optimization: int = 2) -> None:
                                                                      codemodel="default")
     options = llvm.create_pipeline_tuning_options(speed_level=optimization)
     builder = llvm.create_pass_builder(machine, options)
-    builder.getModulePassManager().run(module, builder)
-    Path(path).write_bytes(machine.emit_object(module))
+    with without_ignored_features():
+        builder.getModulePassManager().run(module, builder)
+        Path(path).write_bytes(machine.emit_object(module))
