@@ -272,3 +272,42 @@ def test_dot_product_accumulators_become_matrix_multiplies(tmp_path, target):
     # (s returned: expanded, its last value copied back)
     assert "s expanded along i and j" in scaled and "1 matrix-multiply statement(s)" in scaled, scaled
     assert out == ref
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_a_scratch_array_behind_a_pointer_is_expanded_as_far_as_the_scop_reaches(tmp_path, target):
+    """``double *sum`` and ``double A[][13][24]`` declare no extent (as C code written by hand,
+    or lifted from LLVM IR, often does): the copy is as long as the subscripts reach, and doitgen
+    runs as a kernel as with declared arrays."""
+    program = PROGRAM.replace("double A[12][13][24], double C4[24][24], double sum[24]",
+                              "double A[][13][24], double C4[24][24], double *sum")
+    assert "double *sum" in program
+    result, ref, out = optimized_and_both_outputs(tmp_path / "dg.c", program, target)
+    (line,) = [ln for ln in result.report if ": doitgen:" in ln]
+    assert "sum expanded along q" in line and "1 matrix-multiply statement(s)" in line, line
+    assert out == ref
+
+
+@pytest.mark.parametrize("offset, expanded", [("", True), (" - 2", False)])
+def test_a_scratch_array_behind_a_pointer_reaches_as_far_as_its_subscripts(tmp_path, offset, expanded):
+    """``double *t`` may be expanded as far as its subscripts reach; not where one may be
+    negative (no extent starts at 0)."""
+    src = tmp_path / "k.c"
+    src.write_text(f"""double A[40][30], C[40][30];
+void k(double *t) {{
+  int i, j;
+  for (i = 0; i < 40; i++) {{
+    for (j = 1; j < 30; j++)
+      t[j{offset}] = A[i][j];
+    for (j = 1; j < 30; j++)
+      C[i][j] = t[j{offset}] * 2.0;
+  }}
+}}
+""")
+    unit, _ = lift_c_file(str(src), [])
+    (scop,) = find_scops(unit.functions[0])
+    found = scratch_arrays(scop)
+    assert [x.name for x in found] == (["t"] if expanded else [])
+    if expanded:
+        (reach,) = found[0].reach
+        assert reach.is_equal(isl.PwAff("[] -> { [(30)] }").align_params(reach.get_space()))

@@ -51,6 +51,9 @@ class ScratchArray:
     last: tuple[isl.Aff, ...] | None   # the iteration that leaves each element its final value (of
                                        # the parameters); None: declared in the SCoP, nothing copied back
     written: isl.Set | None     # the elements the SCoP writes (None: nothing copied back)
+    # per dimension, how far the SCoP reaches into it where the array's declaration does not say
+    # (a pointer parameter, ``double *sum`` or ``double A[][40]``): None where it does
+    reach: tuple[isl.PwAff | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,10 @@ def scratch_arrays(scop: Scop, depth: int = 1, names: set[str] | None = None) ->
 
 def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
     data = scop.sdfg.container_map.get(name)
-    if not (isinstance(data, Scalar) or isinstance(data, Array) and all(d is not None for d in data.shape)):
+    if not isinstance(data, (Scalar, Array)) or name in scop.delinearized or name in scop.channels:
         return None
-    if name in scop.delinearized:
+    reach = _reach(scop, name, data) if isinstance(data, Array) else ()
+    if reach is None:
         return None
     users = [s for s in scop.statements if any(m.get_tuple_name(isl.dim_type.out) == name for _, m in s.accesses)]
     common = common_loops(users)
@@ -109,7 +113,7 @@ def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
         lowest.append(low)
         count.append(high.sub(isl.PwAff.from_aff(low)).add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx()))))
     if name in scop.declared or isinstance(data, Scalar) and not live_after(scop, {name}):
-        return ScratchArray(name, loops, tuple(lowest), tuple(count), None, None)
+        return ScratchArray(name, loops, tuple(lowest), tuple(count), None, None, reach)
     written = writes.range()
     written = isl.Set.from_union_set(written) if not written.is_empty() else None
     if written is None or not _is_box(written):
@@ -125,7 +129,29 @@ def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
         if aff.involves_dims(isl.dim_type.in_, 0, rank):
             return None   # elements were left by different iterations
         last.append(aff.drop_dims(isl.dim_type.in_, 0, rank).project_domain_on_params())
-    return ScratchArray(name, loops, tuple(lowest), tuple(count), tuple(last), written)
+    return ScratchArray(name, loops, tuple(lowest), tuple(count), tuple(last), written, reach)
+
+
+def _reach(scop: Scop, name: str, data: Array) -> tuple[isl.PwAff | None, ...] | None:
+    """Per dimension of ``name`` whose extent is not declared, one past the greatest subscript the
+    SCoP reaches (what an expanded copy must hold); None where a subscript may be negative."""
+    if all(d is not None for d in data.shape):
+        return tuple(None for _ in data.shape)
+    touched = accesses_to(scop.reads, name).union(accesses_to(scop.writes, name)).range()
+    if touched.is_empty():
+        return None
+    touched = isl.Set.from_union_set(touched)
+    out: list[isl.PwAff | None] = []
+    for d, extent in enumerate(data.shape):
+        if extent is not None:
+            out.append(None)
+            continue
+        low = touched.dim_min(d)
+        if not low.nonneg_set().is_equal(low.domain()):
+            return None
+        high = touched.dim_max(d)
+        out.append(high.add(isl.PwAff.val_on_domain(high.domain(), isl.Val.one(high.get_ctx()))))
+    return tuple(out)
 
 
 def common_loops(statements: list[Statement]) -> int:
@@ -219,7 +245,8 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
     counters: list[Scalar] = []
     for s in scratch:
         data = containers[s.name]
-        shape = data.shape if isinstance(data, Array) else ()
+        shape = tuple(d if d is not None else _at_least_one(expr_of(s.reach[k]))
+                      for k, d in enumerate(data.shape)) if isinstance(data, Array) else ()
         new = fresh(f"{s.name}_x")
         offsets = [expr_of(low) for low in s.lowest]
         index = tuple(_minus(Sym(loop.node.var), offset) for loop, offset in zip(s.loops, offsets))
