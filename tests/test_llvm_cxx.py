@@ -201,3 +201,93 @@ def test_features_this_llvm_ignores_say_nothing(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], input=module, capture_output=True, text=True, check=True)
     assert proc.stderr == ""
     assert (tmp_path / "f.o").stat().st_size > 0
+
+
+IDIOMS = r"""
+#include <math.h>
+#include <string.h>
+#define N 48
+/* what clang makes of loops a person wrote, written back as loops: a zeroed row (memset), a copy
+   through a local vector (memcpy), a value hoisted out of a loop, one stored twice, one squared */
+void moments(int n, int m, double scale, const double data[][N], double mean[N], double cov[][N]) {
+  for (int j = 0; j < m; j++) {
+    mean[j] = 0.0;
+    for (int i = 0; i < n; i++) mean[j] += data[i][j];
+    mean[j] /= scale;
+  }
+  for (int i = 0; i < m; i++) {
+    for (int j = i; j < m; j++) {
+      cov[i][j] = 0.0;
+      for (int k = 0; k < n; k++) cov[i][j] += (data[k][i] - mean[i]) * (data[k][j] - mean[j]);
+      cov[i][j] /= (scale - 1.0);
+      cov[j][i] = cov[i][j];
+    }
+  }
+}
+void clear_rows(int n, double a[][N]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < N; j++) a[i][j] = 0.0;
+}
+void running(int n, double *y) {
+  double z[N];
+  for (int k = 1; k < n; k++) {
+    for (int i = 0; i < k; i++) z[i] = y[i] + 0.5 * y[k - i - 1];
+    for (int i = 0; i < k; i++) y[i] = z[i];
+  }
+}
+double spread(int n, const double *x) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += (x[i] - 1.0) * (x[i] - 1.0);
+  return sqrt(s);
+}
+"""
+
+IDIOMS_MAIN = r"""
+#include <stdio.h>
+#define N 48
+void moments(int n, int m, double scale, const double data[][N], double mean[N], double cov[][N]);
+void clear_rows(int n, double a[][N]);
+void running(int n, double *y);
+double spread(int n, const double *x);
+int main(void) {
+  static double data[40][N], mean[N], cov[N][N], y[N];
+  for (int i = 0; i < 40; i++) for (int j = 0; j < N; j++) data[i][j] = ((i * 7 + j * 3) % 13) / 4.0;
+  for (int j = 0; j < N; j++) y[j] = (j % 5) / 3.0;
+  moments(40, N, 40.0, data, mean, cov);
+  running(N, y);
+  double s = spread(N, y);
+  clear_rows(20, data);
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += cov[i][j] * (i + 2 * j + 1);
+  for (int i = 0; i < 40; i++) for (int j = 0; j < N; j++) s += data[i][j];
+  for (int j = 0; j < N; j++) s += y[j] + mean[j];
+  printf("%a\n", s);
+  return 0;
+}
+"""
+
+
+def test_clang_idioms_are_written_back_as_loops(tmp_path):
+    """memset and memcpy of numbers are loops again, a value hoisted before the loops is a
+    parameter, a value stored twice is stored and then copied, ``x * x`` of a difference is
+    written out twice: each nest is one SCoP, as the C had it, and prints what gcc's build does."""
+    source, main = tmp_path / "i.c", tmp_path / "main.c"
+    source.write_text(IDIOMS)
+    main.write_text(IDIOMS_MAIN)
+    module = tmp_path / "i.ll"
+    subprocess.run([CLANG, "-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline", "-S", "-emit-llvm",
+                    str(source), "-o", str(module)], check=True)
+    assert "llvm.memset" in module.read_text() and "llvm.memcpy" in module.read_text()
+    lifted = lift_module(module)
+    assert lifted.refused == {}
+    text = lifted.c_text
+    assert "memset(" not in text and "memcpy(" not in text
+    (tmp_path / "l.c").write_text(text)
+    expected = build_and_run(["gcc", "-O2", str(source), str(main), "-lm"], tmp_path / "ref")
+    got = build_and_run(["gcc", "-O2", str(tmp_path / "l.c"), str(main), "-lm"], tmp_path / "lifted")
+    assert got == expected
+    proc = subprocess.run([str(BIN / "s2s"), "opt", str(module), "-o", str(tmp_path / "o.c"), "--report"],
+                          capture_output=True, text=True, check=True)
+    for kernel in ("moments", "clear_rows", "running"):
+        scops = re.findall(rf"{kernel}\S*: SCoP at", proc.stderr)
+        assert len(scops) == 1, (kernel, proc.stderr)
+    assert "not a SCoP" not in "".join(line for line in proc.stderr.splitlines() if "moments" in line), proc.stderr

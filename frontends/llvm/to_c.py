@@ -174,8 +174,12 @@ class _Writer:
         for phi in self.exit_alias:   # (they read no value of their own)
             for v, _ in self.insts[phi].incoming:
                 self.use_counts[v.name] -= 1
+        self.stored_again = self._stored_again()
+        self.one_user = self._one_user()
         self.named = self._named_values()
         self.inlined_loads = self._loads_to_inline()
+        self.block_sizes: set[str] = set()   # values only the byte counts of memset/memcpy loops read
+        self.size_parts: set[str] = set()
         self.lines: list[str] = []
         self.depth = 1
         self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
@@ -303,9 +307,45 @@ class _Writer:
                 if not (i.opcode in _PURE or self._pure_call(i)):
                     continue
                 outside = self.cf.loop_of(b.name) is None and self.cf.loops
-                if i.opcode == "call" and self._math_name(i) != "fmuladd" or uses.get(i.name, 0) > 1 or outside:
+                math = i.opcode == "call" and self._math_name(i) != "fmuladd"
+                if not math and not outside and i.name in self.stored_again:
+                    continue
+                if not outside and (math and uses.get(i.name, 0) == 1 or not math and i.name in self.one_user):
+                    continue   # (one use, or one user twice, (a - b) * (a - b): written there, as C had it)
+                if math or uses.get(i.name, 0) > 1 or outside:
                     named.add(i.name)
         return named
+
+    def _one_user(self) -> set[str]:
+        """Arithmetic on numbers whose every use is one instruction (``x * x``)."""
+        users: dict[str, set[int]] = {}
+        for b in self.f.blocks:
+            for i in b.instructions:
+                for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands):
+                    if v.name:
+                        users.setdefault(v.name, set()).add(id(i))
+        return {i.name for b in self.f.blocks for i in b.instructions
+                if i.name and i.type in _FLOAT and i.opcode in _FLOAT_ARITHMETIC and len(users.get(i.name, ())) == 1}
+
+    def _stored_again(self) -> dict[str, Instruction]:
+        """Values that several stores of one block store and nothing else reads, with no other
+        write of memory between the first of them and the last (covariance's ``cov[i][j] =
+        cov[j][i] = c``): the first stores the value, the others copy the element it wrote, as
+        the C did, rather than a local that orders everything. By value: its first store."""
+        found: dict[str, Instruction] = {}
+        for b in self.f.blocks:
+            stores: dict[str, list[int]] = {}
+            for k, i in enumerate(b.instructions):
+                if i.opcode == "store" and i.operands[0].name and i.operands[0].type in _FLOAT:
+                    stores.setdefault(i.operands[0].name, []).append(k)
+            for value, at in stores.items():
+                if len(at) < 2 or self.use_counts.get(value, 0) != len(at) or value in self.live_out:
+                    continue
+                between = b.instructions[at[0]:at[-1] + 1]
+                if all(not self._writes_memory(i) or i.opcode == "store" and i.operands[0].name == value
+                       for i in between):
+                    found[value] = b.instructions[at[0]]
+        return found
 
     def _loads_to_inline(self) -> set[str]:
         """Loads written into the one statement that uses them (``A[i][j] = A[i][j] * b``, as a
@@ -334,7 +374,10 @@ class _Writer:
                 sinks: set[int] = set()
                 todo, ok = [load.name], True
                 while todo and ok:
-                    for user, where in users.get(todo.pop(), []):
+                    value = todo.pop()
+                    for user, where in users.get(value, []):
+                        if user is not None and user.opcode == "store" and self.stored_again.get(value) not in (None, user):
+                            continue   # (it copies the element the first store wrote)
                         if where != b.name:
                             ok = False
                         elif user is None:
@@ -511,6 +554,7 @@ class _Writer:
         ret = self._ctype(self.f.return_type, "its result")
         self._declare_locals()
         self._declare_phis(None)
+        self.block_sizes = self._unread_sizes()
         self._hoist()
         self.loaded_first = self._invariant_pointer_loads()
         for name in self.loaded_first:
@@ -709,9 +753,9 @@ class _Writer:
 
     # ---- statements and expressions ---------------------------------------------------------------
     def _statement(self, i: Instruction, loop: Loop | None) -> None:
+        if i.name in self.hoisted or i.name in self.block_sizes:
+            return
         if self._named_outside_loops(i):
-            if i.name in self.hoisted:
-                return
             # (a value computed before the loops, a size such as (long long)n: a name the
             # subscripts inside them can use as a parameter; one name for the same value in a
             # block, as clang computes (long long)n once per use)
@@ -737,6 +781,10 @@ class _Writer:
             value, pointer = i.operands
             if value.type == "ptr":
                 raise LiftRefused(f"{self.f.name}: a pointer stored to memory ({i.text[:60]})")
+            first = self.stored_again.get(value.name or "")
+            if first is not None and first is not i:
+                self._emit(f"{self._lvalue(pointer, value.type)} = {self._lvalue(first.operands[1], value.type)};")
+                return
             self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
             return
         if i.opcode == "load":
@@ -753,6 +801,11 @@ class _Writer:
                 self._emit(f"{self._ctype(i.type, i.name)} {self._name(i.name)} = {text};")
             return
         if i.opcode == "call":
+            loop_text = self._block_loop(i)
+            if loop_text is not None:
+                for line in loop_text:
+                    self._emit(line)
+                return
             text = self._call(i)
             if i.type == "void" or not i.name:
                 self._emit(f"{text};")
@@ -763,6 +816,104 @@ class _Writer:
             return
         raise LiftRefused(f"{self.f.name}: {i.opcode} ({i.text[:60]})")
 
+    def _block_loop(self, i: Instruction) -> list[str] | None:
+        """``memset(p, 0, n * sizeof *p)`` and ``memcpy(p, q, n * sizeof *p)`` of numbers as the
+        loops clang made them of (its loop idioms: a zeroed row, a copied vector), so that the C
+        front end sees the elements they write: None where the call is not one of those."""
+        callee = i.callee or ""
+        kind = callee.split(".")[1] if callee.startswith("llvm.") else ""
+        if kind not in ("memset", "memcpy") or len(i.operands) < 3:
+            return None
+        if kind == "memset" and not (i.operands[1].is_constant and i.operands[1].constant == "0"):
+            return None
+        try:
+            target = self._element_run(i.operands[0])
+            source = self._element_run(i.operands[1]) if kind == "memcpy" else None
+        except LiftRefused:
+            return None
+        if target is None or kind == "memcpy" and (source is None or source[2] != target[2]):
+            return None
+        count = self._elements(i.operands[2], scalar_size(target[2]) or 0)
+        if count is None:
+            return None
+        var = self._name(f"{i.name or 'block'}.{kind}.k")
+        def at(root: str, subscripts: list[str]) -> str:
+            last = var if subscripts[-1] in _ZERO else f"{subscripts[-1]} + {var}"
+            return f"{root}{''.join(f'[{x}]' for x in subscripts[:-1])}[{last}]"
+
+        value = "0" if source is None else at(source[0], source[1])
+        cell = at(target[0], target[1])
+        return [f"for (long long {var} = 0; {var} < {count}; {var}++) {{", f"  {cell} = {value};", "}"]
+
+    def _unread_sizes(self) -> set[str]:
+        """The integer values that only the byte counts of the memset and memcpy calls written
+        as loops read (``n * 384``): not written at all (an unused local fails -Werror builds)."""
+        users: dict[str, list[Instruction]] = {}
+        for i in (i for b in self.f.blocks for i in b.instructions):
+            for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands):
+                if v.name:
+                    users.setdefault(v.name, []).append(i)
+        self.size_parts: set[str] = set()   # (filled by _elements: what a count was taken apart from)
+        gone = [i for b in self.f.blocks for i in b.instructions if i.opcode == "call" and self._block_loop(i)]
+        unread: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name in self.size_parts - unread:
+                if all(u in gone or u.name in unread for u in users.get(name, [])):
+                    unread.add(name)
+                    changed = True
+        return unread
+
+    def _element_run(self, pointer: Value) -> tuple[str, list[str], str] | None:
+        """(root, subscripts, element type) of the numbers from ``pointer`` on, the last subscript
+        the one they run along: an array of numbers (not a struct's member; in an array type, only
+        one of a single row, which a run cannot leave without leaving the object)."""
+        a = self._base(pointer)
+        if a.struct is not None or not a.subscripts:
+            return None
+        element, dims = _array_shape(a.pointed)
+        subscripts = a.subscripts
+        if dims:   # (from the start of a local or global of one row: the run stays in it)
+            allocated = self.locals.get(a.origin) or self.module.globals.get(a.origin, "")
+            _, whole = _array_shape(allocated)
+            cells = 1
+            for d in whole:
+                cells *= d
+            if cells != dims[-1] or any(x not in _ZERO for x in subscripts):
+                return None
+            subscripts = [*subscripts, *("0" for _ in dims)]
+        if element not in _INT and element not in _FLOAT:
+            return None
+        return a.root, subscripts, element
+
+    def _elements(self, size: Value, element: int) -> str | None:
+        """``size`` bytes as a count of ``element``-byte numbers, where LLVM's expression of it is
+        one (a constant multiple, ``n << 3``, ``(n << 3) + 8``); None otherwise."""
+        if element <= 0:
+            return None
+        if size.is_constant:
+            if not re.fullmatch(r"\d+", size.constant or "") or int(size.constant) % element:
+                return None
+            return f"{int(size.constant) // element}LL"
+        i = self.insts.get(size.name or "")
+        if i is None or i.type != "i64":
+            return None
+        self.size_parts.add(i.name)
+        a, b = (i.operands + [None, None])[:2]
+        if i.opcode == "shl" and "nuw" in i.flags and b is not None and b.is_constant:
+            factor = 1 << int(b.constant)
+            return f"({self._expr(a)} * {factor // element}LL)" if factor % element == 0 else None
+        if i.opcode == "mul" and "nuw" in i.flags and b is not None and b.is_constant:
+            factor = int(b.constant)
+            return f"({self._expr(a)} * {factor // element}LL)" if factor > 0 and factor % element == 0 else None
+        if i.opcode == "add" and "nuw" in i.flags and b is not None:
+            left, right = self._elements(a, element), self._elements(b, element)
+            return None if left is None or right is None else f"({left} + {right})"
+        if i.opcode == "zext":
+            return self._elements(a, element)
+        return None
+
     def _hoist(self) -> None:
         """Values of parameters computed outside every loop (sizes such as ``(long long)n``),
         named once at the start, so that the guards and loops after them read one name; not
@@ -770,7 +921,8 @@ class _Writer:
         self.hoisted: set[str] = set()
         ready = set(self.params)
         pending = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions
-                   if self._named_outside_loops(i) and i.opcode not in _TRAPS]
+                   if (self._named_outside_loops(i) or self._float_of_parameters(i)) and i.opcode not in _TRAPS
+                   and i.name not in self.block_sizes]
         seen: dict[str, str] = {}
         progress = True
         while pending and progress:
@@ -825,6 +977,13 @@ class _Writer:
                 return False
             pointer = i.operands[0]
         return True
+
+    def _float_of_parameters(self, i: Instruction) -> bool:
+        """A floating-point value LLVM computes outside every loop by arithmetic (``float_n -
+        1.0``, hoisted from the loop that divides by it): named at the start with the sizes, a
+        parameter to the loop nests, rather than a declaration between them that splits a SCoP."""
+        return (bool(i.name) and i.type in _FLOAT and i.opcode in _FLOAT_ARITHMETIC and i.name in self.named
+                and self.cf.loop_of(self.defined_in[i.name]) is None and i.name not in self.live_out)
 
     def _named_outside_loops(self, i: Instruction) -> bool:
         return (bool(i.name) and i.opcode in _PURE and i.opcode != "getelementptr" and i.type in _INT
@@ -1124,6 +1283,7 @@ def _constant_gep(text: str) -> tuple[str, Value, list[Value]] | None:
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}
+_FLOAT_ARITHMETIC = {"fadd", "fsub", "fmul", "fdiv", "fneg", "sitofp", "uitofp", "fpext", "fptrunc"}
 _ZERO = ("0", "0LL")
 _READS_ONLY = _PURE | {"load", "phi", "br", "ret", "unreachable", "switch", "call", "store"}
 _ICMP = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "ult": "<", "ule": "<=",
