@@ -4,6 +4,7 @@ time limit, a client that hangs up, idleness and a second server; and s2s-cc wit
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,7 +90,8 @@ def test_answers_what_the_client_would_make(server, tmp_path, monkeypatch):
     assert served is not None
     assert served.changed and here.changed
     assert served.source == here.source
-    assert served.report == here.report
+    seconds = re.compile(r"\d+\.\d+ s\b")   # (what the scheduler took, which a busy machine changes)
+    assert [seconds.sub("t s", line) for line in served.report] == [seconds.sub("t s", line) for line in here.report]
 
 
 def test_runs_in_the_clients_directory_and_environment(server, tmp_path, monkeypatch):
