@@ -404,18 +404,24 @@ int main(void)
 def test_random_triangles_along_k_compute_what_the_loops_computed(tmp_path, monkeypatch):
     # a differential check on matrix products of random shapes: the kernel where it is proven
     # legal (a right factor that reads rows updated before is not), the loops elsewhere
+    assert _kernels_in_random_programs(tmp_path, monkeypatch, _random_triangle) >= 3
+
+
+def _kernels_in_random_programs(tmp_path, monkeypatch, program) -> int:
+    """How many of ten random programs (``program(seed)``, C for even seeds, OpenMP for odd ones)
+    got a kernel, each checked to print what the loops printed."""
     monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
                                               "parallel_start=0,parallel_wake=0")
     kernels = 0
     for seed in range(10):
-        src = tmp_path / f"t{seed}.c"
-        src.write_text(_random_triangle(seed))
+        src = tmp_path / f"p{seed}.c"
+        src.write_text(program(seed))
         target = "openmp" if seed % 2 else "c"
         result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
         kernels += any("matrix-multiply" in ln for ln in result.report)
         ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=2)
-        assert out == ref, _random_triangle(seed)
-    assert kernels >= 3
+        assert out == ref, program(seed)
+    return kernels
 
 
 FLAT = r"""
@@ -521,15 +527,4 @@ int main(void)
 
 
 def test_random_products_over_flat_arrays_compute_what_the_loops_computed(tmp_path, monkeypatch):
-    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
-                                              "parallel_start=0,parallel_wake=0")
-    kernels = 0
-    for seed in range(10):
-        src = tmp_path / f"f{seed}.c"
-        src.write_text(_random_flat(seed))
-        target = "openmp" if seed % 2 else "c"
-        result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
-        kernels += any("matrix-multiply" in ln for ln in result.report)
-        ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp", threads=2)
-        assert out == ref, _random_flat(seed)
-    assert kernels >= 3
+    assert _kernels_in_random_programs(tmp_path, monkeypatch, _random_flat) >= 3
