@@ -291,3 +291,50 @@ def test_clang_idioms_are_written_back_as_loops(tmp_path):
         scops = re.findall(rf"{kernel}\S*: SCoP at", proc.stderr)
         assert len(scops) == 1, (kernel, proc.stderr)
     assert "not a SCoP" not in "".join(line for line in proc.stderr.splitlines() if "moments" in line), proc.stderr
+
+
+NESTED = r"""
+#include <cstdio>
+#include <vector>
+using Matrix = std::vector<std::vector<double>>;
+void multiply(Matrix &c, const Matrix &a, const Matrix &b, int n) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        c[i][j] += a[i][k] * b[k][j];
+}
+int main() {
+  const int n = 70;
+  Matrix a(n, std::vector<double>(n)), b(n, std::vector<double>(n)), c(n, std::vector<double>(n, 1.0));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      a[i][j] = (i * 3 + j) % 7 * 0.5;
+      b[i][j] = (i + 2 * j) % 5 * 0.25;
+    }
+  multiply(c, a, b, n);
+  multiply(c, c, b, n / 2);   // (c is both a factor and the result: the run-time test keeps the loops)
+  double s = 0;
+  for (const auto &row : c)
+    for (double v : row) s += v;
+  std::printf("%.17g\n", s);
+}
+"""
+
+
+def test_vectors_of_vectors_are_rows_of_pointers(tmp_path):
+    """``std::vector<std::vector<double>>``: each row a vector, three pointers, read as an array
+    of pointers (row i's data at ``rows[3 * i]``), which the C front end reads as row pointers
+    with a run-time test that they lie apart: the product is one SCoP, and right."""
+    source = tmp_path / "nested.cpp"
+    source.write_text(NESTED)
+    expected = build_and_run(["g++", "-O2", str(source)], tmp_path / "ref")
+    exe = tmp_path / "opt"
+    proc = subprocess.run([str(BIN / "s2s-c++"), "g++", "-O2", str(source), "-o", str(exe), "--s2s-report"],
+                          capture_output=True, text=True, check=True)
+    assert re.search(r"multiply\S*: SCoP at \S+ optimized", proc.stderr), proc.stderr
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == expected
+    module = tmp_path / "nested.ll"
+    subprocess.run([CLANGXX, "-O1", "-fno-vectorize", "-fno-unroll-loops", "-finline-hint-functions", "-S",
+                    "-emit-llvm", str(source), "-o", str(module)], check=True)
+    text = lift_module(module).c_text
+    assert re.search(r"double \*\w+ = \w+\[3 \* \w+\];", text), text

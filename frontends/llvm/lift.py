@@ -17,7 +17,7 @@ from pathlib import Path
 
 from frontends.llvm.module import Function, Module, read_module
 from frontends.llvm.to_c import HEADER_FUNCTIONS, LiftRefused, function_to_c, scalar_ctype
-from frontends.llvm.views import StructViews, ViewConflict
+from frontends.llvm.views import StructViews, ViewConflict, pointer_rows
 
 
 @dataclass
@@ -47,9 +47,10 @@ def lift(module: Module) -> LiftedModule:
     refused: dict[str, str] = {}
     done: dict[str, object] = {}
     views = StructViews(module.structs)
+    rows = pointer_rows(defined, module.structs)
     for f in defined:
         try:
-            done[f.name] = function_to_c(f, module, names)
+            done[f.name] = function_to_c(f, module, names, rows)
             views = views.merged(done[f.name].members)
         except LiftRefused as why:
             refused[f.name] = why.message

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
 from frontends.llvm.layout import scalar_size
 from frontends.llvm.module import Function, Instruction, Module, Value, type_at
-from frontends.llvm.views import Member, view_name
+from frontends.llvm.views import Member, pointer_rows, view_name
 from s2s.errors import S2SError
 from s2s.ir.expr import MATH_FUNCTIONS
 
@@ -85,14 +85,18 @@ class _Address:
     origin: str = ""   # the LLVM value the address starts from
 
 
-def function_to_c(function: Function, module: Module, names: dict[str, str] | None = None) -> LiftedFunction:
+def function_to_c(function: Function, module: Module, names: dict[str, str] | None = None,
+                  rows: dict[str, int] | None = None) -> LiftedFunction:
     """``function`` as a C definition, or ``LiftRefused``; ``names``: the C names of functions
-    and globals that C gives another name than LLVM (the module's internal ones, lifted.py)."""
-    return _Writer(function, module, names or {}).function()
+    and globals that C gives another name than LLVM (the module's internal ones, lifted.py);
+    ``rows``: the module's struct types written as rows of pointers (``views.pointer_rows``)."""
+    if rows is None:
+        rows = pointer_rows(module.functions, module.structs)
+    return _Writer(function, module, names or {}, rows).function()
 
 
 class _Writer:
-    def __init__(self, function: Function, module: Module, names: dict[str, str]):
+    def __init__(self, function: Function, module: Module, names: dict[str, str], rows: dict[str, int]):
         self.f = function
         self.module = module
         self.function_names = names
@@ -125,6 +129,7 @@ class _Writer:
                        for i in function.blocks[0].instructions if i.opcode == "alloca" and i.name
                        and "," not in i.text.split("alloca", 1)[1].split("align")[0].strip(" ,")}
         self.structs = module.structs
+        self.pointer_rows = rows
         self._slots: dict[tuple, list[str]] | None = None
         self.member_types: dict[str, dict[int, str]] = {}   # struct -> offset -> LLVM type of a member reached
         self.pointee = self._pointee_types()
@@ -482,9 +487,11 @@ class _Writer:
             for i in (i for b in self.f.blocks for i in b.instructions):
                 if i.opcode == "load" and i.type == "ptr" and i.name:
                     a = self._base(i.operands[0])
-                    if a.struct is not None:
+                    if a.struct in self.pointer_rows:
+                        key: tuple = ("row", a.struct)
+                    elif a.struct is not None:
                         a = self._descend(a, "ptr")
-                        key: tuple = ("member", a.struct, a.offset)
+                        key = ("member", a.struct, a.offset)
                     else:
                         key = ("elements", a.origin)
                     self._slots.setdefault(key, []).append(i.name)
@@ -499,6 +506,8 @@ class _Writer:
             if element == "ptr" or element in self.structs:
                 raise LiftRefused(f"{self.f.name}: arrays of {element} in {kind}")
             return f"{self._ctype(element, origin)} ({declarator}){''.join(f'[{d}]' for d in dims)}"
+        if kind in self.pointer_rows:   # (a row of pointers: each read as the pointers read from it)
+            return self._loaded_pointer(("row", kind), declarator)
         if kind in self.structs:
             return f"struct {view_name(kind)} {declarator}"
         if kind == "ptr":
@@ -1160,6 +1169,14 @@ class _Writer:
 
     def _member(self, a: _Address) -> _Address:
         """The member of a struct view at ``a`` (not a struct itself) as an address of its own."""
+        if a.struct in self.pointer_rows:
+            if a.pointed != "ptr":
+                raise LiftRefused(f"{self.f.name}: {a.pointed} read in a row of pointers ({a.struct})")
+            per_row, index = self.pointer_rows[a.struct], a.subscripts[0]
+            at = a.offset // 8
+            row = f"{per_row} * {index}" if index not in _ZERO else ""
+            cell = " + ".join(x for x in (row, str(at) if at or not row else "") if x)
+            return _Address(f"{a.root}[{cell}]", [], a.pointed, origin=a.origin)
         known = self.member_types.setdefault(a.struct, {})
         if known.setdefault(a.offset, a.pointed) != a.pointed:
             raise LiftRefused(f"{self.f.name}: byte {a.offset} of {a.struct} read as {known[a.offset]} "
@@ -1190,6 +1207,8 @@ class _Writer:
         a = self._address(i)
         if a.struct is not None:
             if a.pointed == a.struct and a.offset == 0:
+                if a.struct in self.pointer_rows:
+                    return f"({a.root} + {self.pointer_rows[a.struct]} * {a.subscripts[0]})"
                 return f"({a.root} + {a.subscripts[0]})"
             if a.pointed in self.structs:
                 raise LiftRefused(f"{self.f.name}: the address of a member struct ({i.text[:60]})")

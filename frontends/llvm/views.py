@@ -16,7 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from frontends.llvm.layout import StructLayout
+from frontends.llvm.layout import StructLayout, scalar_size
 
 
 @dataclass(frozen=True)
@@ -89,3 +89,34 @@ def _check_overlaps(struct: str, members: dict[int, Member]) -> None:
         if member.offset < at:
             raise ViewConflict(f"{struct}: {last.declaration} and {member.declaration} overlap")
         at, last = member.offset + member.size, member
+
+
+def pointer_rows(functions, layouts: dict[str, StructLayout]) -> dict[str, int]:
+    """Struct types that hold nothing but pointers, that some function indexes as an array
+    (``std::vector<std::vector<double>>``'s rows: each a ``std::vector<double>``, three pointers),
+    by how many pointers one holds: C reads such an array as an array of pointers
+    (``double **rows``, row ``i``'s data at ``rows[3 * i]``), which the C front end reads as row
+    pointers, rather than as views of structs."""
+    indexed = {i.element_type for f in functions for b in f.blocks for i in b.instructions
+               if i.opcode == "getelementptr" and i.element_type in layouts and len(i.operands) > 1
+               and not (i.operands[1].is_constant and i.operands[1].constant == "0")}
+    out = {}
+    for struct in indexed:
+        leaves = _leaves(struct, layouts, 0)
+        size = layouts[struct].size
+        if leaves and all(t == "ptr" for _, t in leaves) and [o for o, _ in leaves] == list(range(0, size, 8)):
+            out[struct] = len(leaves)
+    return out
+
+
+def _leaves(struct: str, layouts: dict[str, StructLayout], at: int) -> list[tuple[int, str]]:
+    out = []
+    for offset, member in layouts[struct].members:
+        if member in layouts:
+            out += _leaves(member, layouts, at + offset)
+        elif scalar_size(member) is not None:
+            out.append((at + offset, member))
+        else:
+            return []   # (arrays and the like: not a row of pointers)
+    return out
+
