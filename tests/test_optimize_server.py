@@ -237,3 +237,23 @@ def test_the_server_settings():
     assert cfg.server is False and cfg.server_idle == 5
     cfg = settings.resolve([], {"S2S_SERVER_IDLE": "soon"}, ())
     assert cfg.server is True and cfg.server_idle == settings.DEFAULT_SERVER_IDLE and len(cfg.warnings) == 1
+
+
+def test_answers_for_an_llvm_module_what_the_client_would_make(server, tmp_path, monkeypatch):
+    """s2s-c++'s and .ll inputs' optimize step in the server too (optimize_llvm_file)."""
+    clang = shutil.which("clang-14") or shutil.which("clang")
+    if clang is None:
+        pytest.skip("no clang (the project's setup installs clang-14)")
+    from s2s.driver.pipeline import optimize_llvm_file
+
+    source = tmp_path / "stencil.c"
+    source.write_text(STENCIL)
+    module = tmp_path / "stencil.ll"
+    subprocess.run([clang, "-O1", "-fno-vectorize", "-fno-unroll-loops", "-S", "-emit-llvm", str(source), "-o",
+                    str(module)], check=True)
+    options = PipelineOptions(compiler="gcc", report=True)
+    monkeypatch.chdir(tmp_path)
+    here = optimize_llvm_file("stencil.ll", options)
+    served = _ask(server, OptimizeRequest.here("stencil.ll", [], options, None, module=True), monkeypatch)
+    assert served is not None
+    assert served.c.source == here.c.source and served.residual == here.residual

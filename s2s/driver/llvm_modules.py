@@ -80,7 +80,9 @@ class ModuleJobs:
         c_compiler = c_compiler_for(build.cfg.compiler) if cxx else build.cfg.compiler
         if cxx:   # (the lifted C is read and compiled by the C compiler beside the C++ one)
             options = dataclasses.replace(options, compiler=c_compiler[-1])
-        found = run_with_time_limit(lambda: optimize_llvm_file(module, options), build.cfg.timeout)
+        found = self._in_server(module, options)
+        if found is None:
+            found = run_with_time_limit(lambda: optimize_llvm_file(module, options), build.cfg.timeout)
         c_path = os.path.join(self.directory, self.stem + ".lifted.c")
         with open(c_path, "w", encoding="utf-8") as f:
             f.write(found.c.source)
@@ -107,6 +109,16 @@ class ModuleJobs:
             line = line.replace(shown, self.source.path + (".ll.c" if module != self.source.path else ".c"))
             build._report(line.replace(f"{module}: ", f"{self.source.path}: "))
         return ""
+
+    def _in_server(self, module: str, options):
+        """What the warm server makes of ``module``, or None where none answers (optimize_server.py)."""
+        cfg = self.build.cfg
+        if not cfg.server or cfg.inject_fault:
+            return None
+        from s2s.driver import optimize_server
+
+        request = optimize_server.OptimizeRequest.here(module, [], options, None, module=True)
+        return optimize_server.optimize(request, cfg.timeout, cfg.server_idle)
 
     def unchanged(self, module: str) -> bool:
         """``module`` compiled as it is (by llvmlite's LLVM); whether it could be."""

@@ -38,7 +38,8 @@ _MAX_SOCKET_PATH = 100    # sun_path holds 108 bytes on Linux
 
 @dataclass(frozen=True)
 class OptimizeRequest:
-    """One call of ``optimize_c_file`` and the process state it runs in."""
+    """One call of ``optimize_c_file`` (``optimize_llvm_file`` for an LLVM module) and the process
+    state it runs in."""
 
     path: str
     cpp_args: tuple[str, ...]
@@ -47,15 +48,20 @@ class OptimizeRequest:
     cwd: str
     env: dict[str, str]
     umask: int
+    module: bool = False       # an LLVM module (``.ll``, ``.bc``), not a C file
 
     @classmethod
-    def here(cls, path: str, cpp_args, options, preprocessed: str | None) -> OptimizeRequest:
+    def here(cls, path: str, cpp_args, options, preprocessed: str | None, module: bool = False) -> OptimizeRequest:
         """The call as this process would make it."""
         mask = os.umask(0)
         os.umask(mask)
-        return cls(path, tuple(cpp_args), options, preprocessed, os.getcwd(), dict(os.environ), mask)
+        return cls(path, tuple(cpp_args), options, preprocessed, os.getcwd(), dict(os.environ), mask, module)
 
     def run(self):
+        if self.module:
+            from s2s.driver.pipeline import optimize_llvm_file
+
+            return optimize_llvm_file(self.path, self.options)
         from s2s.driver.pipeline import optimize_c_file
 
         return optimize_c_file(self.path, list(self.cpp_args), self.options, preprocessed=self.preprocessed)
@@ -368,6 +374,14 @@ def _warm_up(directory: str) -> None:
 
     from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 
+    try:   # (LLVM modules' requests, s2s-c++'s: the front end and the LLVM llvmlite carries)
+        import frontends.llvm.lift  # noqa: F401
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+    except Exception:  # noqa: BLE001 - as below
+        pass
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         source = os.path.join(tmp, "warm_up.c")
         with open(source, "w") as f:
