@@ -128,11 +128,9 @@ def match_matmul(scop: Scop, stmt: Statement) -> MatMulPattern | None:
     else:
         return None
     iters = stmt.iterators
-    i_sub, j_sub = target.indices
-    if not (isinstance(i_sub, Sym) and isinstance(j_sub, Sym) and i_sub.name in iters and j_sub.name in iters
-            and i_sub != j_sub):
+    i, j = (_iterator_of(sub, iters) for sub in target.indices)
+    if i is None or j is None or i == j:
         return None
-    i, j = i_sub.name, j_sub.name
     *batch, k = [v for v in iters if v not in (i, j)]
     if iters[:len(batch)] != batch:
         return None   # batch loops must be outside the three the node runs
@@ -163,6 +161,17 @@ def _shape(domain: isl.Set) -> isl.Set:
         piece = piece.drop_constraints_not_involving_dims(isl.dim_type.set, 0, piece.dim(isl.dim_type.set)).to_set()
         out = piece if out is None else out.union(piece)
     return domain if out is None else out.coalesce()
+
+
+def _iterator_of(subscript: Expr, iterators) -> str | None:
+    """The loop variable a subscript is, give or take a constant (``i``, ``i - 1``: Fortran's
+    first element is 1), or None."""
+    if isinstance(subscript, Binary) and subscript.op in ("+", "-"):
+        offset = subscript.rhs.operand if isinstance(subscript.rhs, Unary) and subscript.rhs.op == "-" \
+            else subscript.rhs
+        if isinstance(offset, Const) and offset.int_value is not None:
+            subscript = subscript.lhs
+    return subscript.name if isinstance(subscript, Sym) and subscript.name in iterators else None
 
 
 def _as_modelled(scop: Scop, data: str, subset) -> Access:
