@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp-install
-# Debian packages s2s uses: a C compiler, and clang-14 with Polly and OpenMP for the `polly` comparison and the LLVM front end's tests.
-APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev
+# Debian packages s2s uses: a C compiler, clang-14 with Polly and OpenMP for the `polly` comparison and the LLVM
+# front end (C++ through s2s-c++), and flang-16 for Fortran's LLVM IR (the front end's tests).
+APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev flang-16
 
 .PHONY: setup system-packages demo test test-all bench clean
 

@@ -528,3 +528,41 @@ int main(void)
 
 def test_random_products_over_flat_arrays_compute_what_the_loops_computed(tmp_path, monkeypatch):
     assert _kernels_in_random_programs(tmp_path, monkeypatch, _random_flat) >= 3
+
+
+ONE_BASED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+/* Fortran's way, in C: subscripts from 1, columns contiguous (what flang's LLVM IR says) */
+static void product(int n, const double *a, const double *b, double *c)
+{
+  for (long j = 1; j <= n; j++)
+    for (long k = 1; k <= n; k++)
+      for (long i = 1; i <= n; i++)
+        c[(i - 1) + (j - 1) * n] = c[(i - 1) + (j - 1) * n] + a[(i - 1) + (k - 1) * n] * b[(k - 1) + (j - 1) * n];
+}
+int main(void)
+{
+  int n = 150;
+  double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n);
+  double *c = calloc(n * n, sizeof(double));
+  for (int e = 0; e < n * n; e++) {
+    a[e] = (e * 7 % 11) / 10.0 - 0.3;
+    b[e] = (e * 5 % 13) / 7.0 + 0.1;
+    c[e] = e % 3;
+  }
+  product(n, a, b, c);
+  product(n / 2, c, b, c);   /* (c both a factor and the result: the user's loops) */
+  for (int e = 0; e < n * n; e++)
+    printf("%a\n", c[e]);
+  return 0;
+}
+"""
+
+
+def test_kernels_take_subscripts_a_constant_off_the_loop_variables(tmp_path):
+    """``c[(i - 1) + (j - 1) * n]``: the target's rows and columns are loop variables give or
+    take a constant, as Fortran's are; a kernel, bit for bit."""
+    result, ref, out = optimized_and_both_outputs(tmp_path / "one.c", ONE_BASED, "c")
+    assert sum("1 matrix-multiply statement(s)" in ln for ln in result.report if ": product:" in ln) == 1, result.report
+    assert out == ref

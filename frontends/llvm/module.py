@@ -98,6 +98,12 @@ class Module:
     global_linkage: dict[str, str] = field(default_factory=dict)   # name -> llvmlite's linkage name
     structs: dict[str, StructLayout] = field(default_factory=dict)  # struct type (as GEPs write it) -> layout
 
+    @property
+    def from_fortran(self) -> bool:
+        """Whether flang made the module (its dummy arguments then follow Fortran's rule: one the
+        procedure writes is reached through no other name)."""
+        return 'source_filename = "FIRModule"' in self.text[:2000]
+
 
 def read_module(path: str | Path | None = None, text: str | None = None) -> Module:
     """The module of ``path`` (``.ll`` or ``.bc``) or of ``text``, prepared (module docstring)."""

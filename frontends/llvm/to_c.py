@@ -181,6 +181,7 @@ class _Writer:
                 self.use_counts[v.name] -= 1
         self.stored_again = self._stored_again()
         self.one_user = self._one_user()
+        self.same_load = self._repeated_loads()
         self.named = self._named_values()
         self.inlined_loads = self._loads_to_inline()
         self.block_sizes: set[str] = set()   # values only the byte counts of memset/memcpy loops read
@@ -189,6 +190,7 @@ class _Writer:
         self.depth = 1
         self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
         self.same_values: dict[tuple[str, str], str] = {}   # (block, C declaration) -> the name that holds it
+        self._ranges: dict[tuple[str, bool], tuple[int, int] | None] = {}
 
     def _reloaded(self) -> tuple[dict[str, Instruction], set[str]]:
         """Header phis that hold what the iteration before stored (LLVM's scalar promotion of a load
@@ -712,10 +714,19 @@ class _Writer:
         u = _UINT[counted.phi.type]
         if counted.test == "!=":
             if counted.bound_offset:   # (wrapping as the counter would: 0 - 1 is the last value)
-                bound = f"({_INT[counted.phi.type]})(({u}){bound} + ({u}){counted.bound_offset})"
+                limits = self._range(counted.bound.name or "") if not counted.bound.is_constant else None
+                if limits is not None and _fits_in((limits[0] + counted.bound_offset,
+                                                    limits[1] + counted.bound_offset), counted.phi.type):
+                    bound = f"({bound} + {counted.bound_offset})"   # (no wrap to write)
+                else:
+                    bound = f"({_INT[counted.phi.type]})(({u}){bound} + ({u}){counted.bound_offset})"
             return f"{var} != {bound}"
         wraps_not = "nuw" if counted.unsigned else "nsw"
-        if counted.bound_offset == 0 and wraps_not in counted.increment.flags:
+        if counted.bound_offset and not counted.unsigned and "nsw" in counted.increment.flags:
+            # (a test of the value before the step, var - step > b, is var > b + step: no wrap)
+            bound = f"({bound} + {step})"
+        if (counted.bound_offset == 0 or not counted.unsigned and "nsw" in counted.increment.flags) \
+                and wraps_not in counted.increment.flags:
             # (an ordering of the next value, which does not wrap: a bound that lets the first
             # iteration by, max(b, init + step) upward, is the same test)
             first = f"({init} + {step})" if counted.test in ("<", ">") else init
@@ -797,7 +808,8 @@ class _Writer:
             self._emit(f"{self._lvalue(pointer, value.type)} = {self._expr(value)};")
             return
         if i.opcode == "load":
-            if i.name in self.inlined_loads or i.name in self.dead or i.name in self.loaded_first:
+            if i.name in self.inlined_loads or i.name in self.dead or i.name in self.loaded_first \
+                    or i.name in self.same_load:
                 return
             text = self._lvalue(i.operands[0], i.type)
             if i.name in self.live_out:
@@ -949,6 +961,56 @@ class _Writer:
                     pending.remove(i)
                     progress = True
 
+    def _repeated_loads(self) -> dict[str, str]:
+        """Loads of a number through a pointer parameter (at a constant place) that read again
+        what a load of the entry block read (a Fortran dummy argument ``n``, read in every
+        iteration), by load: that first load. Only where nothing in the function can write it:
+        no store through that parameter, no call but to math functions, and every store of a
+        type that may not reach it (clang's ``!tbaa``), or a Fortran procedure's (a dummy that
+        is written is reached through no other name)."""
+        every = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions]
+        if any(i.opcode == "call" and not self._pure_call(i) and not (i.callee or "").startswith(
+                ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")) for i in every):
+            return {}
+
+        def place(pointer: Value) -> tuple | None:
+            path = []
+            while pointer.name not in self.params:
+                i = self.insts.get(pointer.name or "")
+                if i is None or i.opcode != "getelementptr" or not all(v.is_constant for v in i.operands[1:]):
+                    return None
+                path.append((i.element_type, tuple(v.constant for v in i.operands[1:])))
+                pointer = i.operands[0]
+            return pointer.name, tuple(path)
+
+        written = {p[0] for i in every if i.opcode == "store" and (p := self._root_param(i.operands[1])) is not None}
+        first: dict[tuple, str] = {}
+        for i in self.f.blocks[0].instructions:
+            if i.opcode == "load" and i.type in _INT and (at := place(i.operands[0])) is not None:
+                first.setdefault((at, i.type), i.name)
+        out = {}
+        for i in every:
+            if i.opcode != "load" or i.type not in _INT or (at := place(i.operands[0])) is None:
+                continue
+            original = first.get((at, i.type))
+            if original is None or original == i.name or at[0] in written:
+                continue
+            if not self.module.from_fortran and not all(
+                    s.opcode != "store" or s.tbaa and i.tbaa and s.tbaa[0] not in i.tbaa and i.tbaa[0] not in s.tbaa
+                    for s in every):
+                continue
+            out[i.name] = original
+        return out
+
+    def _root_param(self, pointer: Value) -> str | None:
+        """The parameter an address is computed from (through getelementptrs), if one."""
+        while pointer.name not in self.params:
+            i = self.insts.get(pointer.name or "")
+            if i is None or i.opcode != "getelementptr":
+                return None
+            pointer = i.operands[0]
+        return pointer.name
+
     def _invariant_pointer_loads(self) -> list[str]:
         """Pointers loaded from a struct member of a parameter that LLVM says may be read
         (``dereferenceable``), read once at the start rather than where LLVM reads them (inside
@@ -995,7 +1057,8 @@ class _Writer:
                 and self.cf.loop_of(self.defined_in[i.name]) is None and i.name not in self.live_out)
 
     def _named_outside_loops(self, i: Instruction) -> bool:
-        return (bool(i.name) and i.opcode in _PURE and i.opcode != "getelementptr" and i.type in _INT
+        pure = i.opcode in _PURE or i.opcode == "call" and self._math_name(i) in ("smax", "smin", "umax", "umin")
+        return (bool(i.name) and pure and i.opcode != "getelementptr" and i.type in _INT
                 and i.type != "i1"   # (a guard's compare stays in its if: an affine condition)
                 and self.cf.loop_of(self.defined_in[i.name]) is None and i.name not in self.live_out)
 
@@ -1027,7 +1090,7 @@ class _Writer:
             return f"({self._constant_minus_one(i.type)} - {self._expr(ops[0])})"   # (~x, an affine -1 - x)
         if op in _BINARY:
             a, b = self._expr(ops[0]), self._expr(ops[1])
-            if op in ("add", "sub", "mul") and "nsw" not in i.flags:
+            if op in ("add", "sub", "mul") and "nsw" not in i.flags and not self._fits(i):
                 u = _UINT[i.type]
                 return f"({_INT[i.type]})(({u}){a} {_BINARY[op]} ({u}){b})"
             return f"({a} {_BINARY[op]} {b})"
@@ -1041,6 +1104,10 @@ class _Writer:
             u = _UINT[i.type]
             return f"({_INT[i.type]})(({u}){self._expr(ops[0])} << {self._expr(ops[1])})"
         if op == "ashr":
+            extended = self._sign_extended(i)
+            if extended is not None:   # (flang's sign extension of an int: (long long)(int)(x + k))
+                x, k = extended
+                return f"(long long)(int){self._expr(x)}" if k == 0 else f"(long long)(int)({self._expr(x)} + {k}LL)"
             return f"({self._expr(ops[0])} >> {self._expr(ops[1])})"
         if op == "frem":
             self.headers.add("math.h")
@@ -1069,6 +1136,91 @@ class _Writer:
         if op == "call":
             return self._call(i)
         raise LiftRefused(f"{self.f.name}: {op}")
+
+    def _sign_extended(self, i: Instruction) -> tuple[Value, int] | None:
+        """(x, k) where ``i`` is ``ashr (shl x, 32) + k * 2**32, 32`` of i64: the low 32 bits of
+        ``x + k`` as an int, sign-extended."""
+        if i.type != "i64" or not (i.operands[1].is_constant and i.operands[1].constant == "32"):
+            return None
+        inner, k = self.insts.get(i.operands[0].name or ""), 0
+        if inner is not None and inner.opcode == "add" and inner.operands[1].is_constant:
+            added = int(inner.operands[1].constant)
+            if added % (1 << 32):
+                return None
+            k, inner = added >> 32, self.insts.get(inner.operands[0].name or "")
+        if inner is None or inner.opcode != "shl" or not (inner.operands[1].is_constant
+                                                          and inner.operands[1].constant == "32"):
+            return None
+        return inner.operands[0], k
+
+    def _fits(self, i: Instruction) -> bool:
+        """Whether integer arithmetic that LLVM lets wrap (no ``nsw``: what flang writes for
+        subscripts) cannot leave its signed type here, its operands' ranges being narrow enough
+        (``_range``): then it is C's signed arithmetic, which the C front end reads as affine."""
+        found = self._range(i.name or "", exact=True)
+        return found is not None and _fits_in(found, i.type)
+
+    def _range(self, name: str, exact: bool = False) -> tuple[int, int] | None:
+        """Bounds on the value named ``name`` (on its mathematical value with ``exact``: before an
+        integer type wraps it), or None."""
+        key = (name, exact)
+        if key in self._ranges:
+            return self._ranges[key]
+        self._ranges[key] = None   # (a cycle through phis proves nothing)
+        found = self._range_of(name, exact)
+        self._ranges[key] = found
+        return found
+
+    def _range_of(self, name: str, exact: bool) -> tuple[int, int] | None:
+        def of(v: Value) -> tuple[int, int] | None:
+            if v.is_constant:
+                if v.constant in ("true", "false"):
+                    return (int(v.constant == "true"),) * 2
+                return (int(v.constant),) * 2 if re.fullmatch(r"-?\d+", v.constant or "") else None
+            return self._range(v.name or "")
+
+        i = self.insts.get(name)
+        type_ = i.type if i is not None else dict(self.f.params).get(name)
+        whole = _signed_range(type_)
+        if i is None:
+            return whole
+        ops = i.operands
+        found: tuple[int, int] | None = None
+        if i.opcode == "sext":
+            found = of(ops[0]) or _signed_range(ops[0].type)
+        elif i.opcode == "zext":
+            inner = of(ops[0])
+            found = inner if inner is not None and inner[0] >= 0 else (0, (1 << int(ops[0].type[1:])) - 1)
+        elif i.opcode in ("add", "sub", "mul") or i.opcode == "call" and self._math_name(i) in ("smax", "smin"):
+            a, b = of(ops[0]), of(ops[1])
+            if a is not None and b is not None:
+                if i.opcode == "add":
+                    found = (a[0] + b[0], a[1] + b[1])
+                elif i.opcode == "sub":
+                    found = (a[0] - b[1], a[1] - b[0])
+                elif i.opcode == "mul":
+                    corners = [x * y for x in a for y in b]
+                    found = (min(corners), max(corners))
+                else:
+                    pick = max if self._math_name(i) == "smax" else min
+                    found = (pick(a[0], b[0]), pick(a[1], b[1]))
+        elif i.opcode == "ashr" and (extended := self._sign_extended(i)) is not None:
+            x, k = extended
+            inner = of(x)
+            moved = None if inner is None else (inner[0] + k, inner[1] + k)
+            found = moved if moved is not None and _fits_in(moved, "i32") else _signed_range("i32")
+        elif i.opcode == "shl" and ops[1].is_constant:
+            a = of(ops[0])
+            found = None if a is None else (a[0] << int(ops[1].constant), a[1] << int(ops[1].constant))
+        elif i.opcode == "phi" and (counted := self.counted.get(self.defined_in[name])) is not None \
+                and counted.phi is i:   # (between its start and its bound: the step does not wrap, nsw/nuw)
+            start, bound = of(counted.init), of(counted.bound)
+            if start is not None and bound is not None:
+                reach = abs(counted.step) + abs(counted.bound_offset)
+                found = (min(start[0], bound[0] - reach), max(start[1], bound[1] + reach))
+        if exact or found is None:
+            return found if exact else whole
+        return found if whole is None or _fits_in(found, type_) else whole
 
     @staticmethod
     def _constant_minus_one(type_: str) -> str:
@@ -1240,6 +1392,8 @@ class _Writer:
             raise LiftRefused(f"{self.f.name}: the global @{v.name}")
         if v.name in self.params:
             return self._name(v.name)
+        if v.name in self.same_load:
+            return self._name(self.same_load[v.name])
         i = self.insts[v.name]
         if v.name in self.induced and v.name not in self.live_out:
             return self._induced_value(v.name)
@@ -1299,6 +1453,16 @@ def _constant_gep(text: str) -> tuple[str, Value, list[Value]] | None:
             return None
         indices.append(Value(kind, constant=value))
     return element, base, indices
+
+
+def _signed_range(type_: str | None) -> tuple[int, int] | None:
+    bits = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}.get(type_ or "")
+    return None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def _fits_in(found: tuple[int, int], type_: str | None) -> bool:
+    whole = _signed_range(type_)
+    return whole is not None and whole[0] <= found[0] and found[1] <= whole[1]
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}
