@@ -24,6 +24,7 @@ from frontends.llvm.views import StructViews, ViewConflict, pointer_rows
 class LiftedModule:
     c_text: str                 # the C file: includes, prototypes, the lifted definitions
     lifted: list[str]           # the functions it defines (by their LLVM names)
+    c_names: dict[str, str]     # LLVM name -> C name, where C names a function otherwise
     refused: dict[str, str]     # the functions it does not, and why
     residual: str | None        # the module without them (declared instead); None: nothing left
 
@@ -34,7 +35,9 @@ def lift_module(path: str | Path | None = None, text: str | None = None) -> Lift
     return lift(read_module(path, text))
 
 
-def lift(module: Module) -> LiftedModule:
+def lift(module: Module, keep: frozenset[str] = frozenset()) -> LiftedModule:
+    """``module``'s functions as C, but for those of ``keep``, which stay LLVM IR (what the
+    optimizer changes nothing in: LLVM compiles them as their language's compiler meant)."""
     digest = hashlib.sha256(module.text.encode()).hexdigest()[:8]
     defined = [f for f in module.functions if not f.declaration]
     names = {f.name: f"{f.name}_s2s_{digest}" for f in defined if f.linkage == "internal"}
@@ -49,6 +52,9 @@ def lift(module: Module) -> LiftedModule:
     views = StructViews(module.structs)
     rows = pointer_rows(defined, module.structs)
     for f in defined:
+        if f.name in keep:
+            refused[f.name] = f"{f.name}: s2s changes nothing in it"
+            continue
         try:
             done[f.name] = function_to_c(f, module, names, rows)
             views = views.merged(done[f.name].members)
@@ -85,7 +91,8 @@ def lift(module: Module) -> LiftedModule:
     text = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(definitions)
     residual = (_residual(module, [f for f in defined if f.name in done], names, sorted(used))
                 if refused or used else None)
-    return LiftedModule(text, lifted, {n: refused[n] for n in (f.name for f in defined) if n in refused}, residual)
+    return LiftedModule(text, lifted, {f.name: names[f.name] for f in defined if f.name in names},
+                        {n: refused[n] for n in (f.name for f in defined) if n in refused}, residual)
 
 
 def _prototype(f: Function) -> str | None:

@@ -197,14 +197,29 @@ def optimize_llvm_file(path: str | Path, options: PipelineOptions) -> LLVMResult
     moved ones. Raises ``S2SError`` where LLVM cannot read the module."""
     import tempfile
 
-    from frontends.llvm.lift import lift_module
+    from frontends.llvm.lift import lift
+    from frontends.llvm.module import read_module
 
-    lifted = lift_module(path)
+    module = read_module(path)
+    lifted = lift(module)
     name = Path(path).name + ".c"
     with tempfile.TemporaryDirectory(prefix="s2s-llvm-") as tmp:
         source = Path(tmp) / name
         source.write_text(lifted.c_text)
-        result = optimize_c_file(str(source), [], options)
+        result = optimize_c_file(str(source), [], dataclasses.replace(options, record_recipes=True))
+        # (a function the optimizer changes nothing in stays LLVM IR, compiled as its language's
+        # compiler meant it: flang's loops are faster than gcc's of the same loops written in C)
+        rewritten = {r.function for r in result.recipes
+                     if any(step.kind != "keep-original" for step in r.steps)}
+        unchanged = frozenset(f for f in lifted.lifted if lifted.c_names.get(f, f) not in rewritten)
+        if unchanged and options.mode != "identity":
+            kept = lift(module, keep=unchanged)
+            source.write_text(kept.c_text)
+            again = optimize_c_file(str(source), [], options) if kept.lifted else None
+            result.source = again.source if again is not None else ""
+            result.changed = again is not None and again.changed
+            lifted = dataclasses.replace(kept, refused={n: why for n, why in kept.refused.items()
+                                                        if n not in unchanged})
     shown = str(Path(path).with_name(name))
     result.source = result.source.replace(str(source), shown)
     result.report = [line.replace(str(source), shown) for line in result.report]
