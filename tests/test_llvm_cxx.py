@@ -13,6 +13,7 @@ import pytest
 
 from frontends.llvm.lift import lift_module
 from s2s.driver.llvm_modules import c_compiler_for, cxx_only
+from s2s.driver.llvm_objects import emit_object
 
 PROGRAMS = Path(__file__).parent / "programs"
 BIN = Path(sys.executable).parent
@@ -379,8 +380,8 @@ def test_fortran_kernels_lift_and_compute_what_flang_computes(tmp_path):
                    cwd=tmp_path)
     lifted = lift_module(module)
     assert set(lifted.lifted) >= {"_QMkernelsPheat", "_QMkernelsPproduct"}, lifted.refused
-    proc = subprocess.run([str(BIN / "s2s"), "opt", str(module), "-o", str(tmp_path / "k.c"), "--report"],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run([str(BIN / "s2s"), "opt", str(module), "-o", str(tmp_path / "k.c"), "--rest",
+                           str(tmp_path / "k.rest.ll"), "--report"], capture_output=True, text=True, check=True)
     assert re.search(r"_QMkernelsPheat: SCoP at", proc.stderr), proc.stderr
     assert re.search(r"_QMkernelsPproduct: SCoP at \S+ optimized .*1 matrix-multiply", proc.stderr), proc.stderr
     driver = tmp_path / "main.c"
@@ -388,5 +389,29 @@ def test_fortran_kernels_lift_and_compute_what_flang_computes(tmp_path):
     reference = tmp_path / "ref.o"
     subprocess.run([FLANG, "-O2", "-c", str(source), "-o", str(reference)], check=True, cwd=tmp_path)
     expected = build_and_run(["gcc", "-O2", str(driver), str(reference)], tmp_path / "ref")
-    got = build_and_run(["gcc", "-O2", "-ffp-contract=off", str(driver), str(tmp_path / "k.c")], tmp_path / "opt")
+    rest = tmp_path / "rest.o"   # (heat, which s2s leaves as it is, stays LLVM IR)
+    emit_object((tmp_path / "k.rest.ll").read_text(), rest)
+    got = build_and_run(["gcc", "-O2", "-ffp-contract=off", str(driver), str(tmp_path / "k.c"), str(rest)],
+                        tmp_path / "opt")
     assert got == expected
+
+
+@pytest.mark.skipif(FLANG is None, reason="no flang-new (the project's setup installs flang-16)")
+def test_s2s_fc_compiles_fortran_kernels_into_an_object(tmp_path):
+    """``s2s-fc flang-new -O2 -c``: the product moves to C as a kernel, heat (which s2s leaves as
+    it is) stays LLVM IR, joined in the one object asked for; a C program calling them prints what
+    it prints with flang's own object."""
+    source = PROGRAMS / "fortran_kernels.f90"
+    driver = tmp_path / "main.c"
+    driver.write_text(FORTRAN_DRIVER)
+    reference = tmp_path / "ref.o"
+    subprocess.run([FLANG, "-O2", "-c", str(source), "-o", str(reference)], check=True, cwd=tmp_path)
+    expected = build_and_run(["gcc", "-O2", str(driver), str(reference)], tmp_path / "ref")
+    obj = tmp_path / "k.o"
+    proc = subprocess.run([str(BIN / "s2s-fc"), FLANG, "-O2", "-c", str(source), "-o", str(obj), "--s2s-report"],
+                          capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert "optimization skipped" not in proc.stderr, proc.stderr
+    assert re.search(r"_QMkernelsPproduct: SCoP at \S+ optimized", proc.stderr), proc.stderr
+    symbols = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert "s2s_register_block" in symbols and "T _QMkernelsPheat" in symbols
+    assert build_and_run(["gcc", "-O2", str(driver), str(obj)], tmp_path / "opt") == expected

@@ -75,16 +75,22 @@ def cxx_main(argv: Sequence[str] | None = None) -> int:
     return main(argv, cxx=True)
 
 
-def main(argv: Sequence[str] | None = None, cxx: bool = False) -> int:
+def fortran_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``s2s-fc``: ``s2s-cc`` for Fortran (``make FC=s2s-fc``), by way of the module
+    flang makes of each file (``s2s.driver.llvm_modules``)."""
+    return main(argv, fortran=True)
+
+
+def main(argv: Sequence[str] | None = None, cxx: bool = False, fortran: bool = False) -> int:
     """Entry point of ``s2s-cc``. With ``argv=None`` (the console script) a pass-through replaces this
     process by the real compiler; with an explicit ``argv`` it runs as a child and its status is returned."""
     global PROG
-    PROG = "s2s-c++" if cxx else "s2s-cc"   # (one driver per process: the name its lines start with)
+    PROG = "s2s-c++" if cxx else "s2s-fc" if fortran else "s2s-cc"   # (one driver per process: its lines' name)
     may_exec = argv is None
     args = list(sys.argv[1:] if argv is None else argv)
     flags, rest = settings_mod.split_flags(args)
     launcher, rest = split_launcher(rest)
-    cfg = settings_mod.resolve(flags, os.environ, launcher, cxx_driver=cxx)
+    cfg = settings_mod.resolve(flags, os.environ, launcher, cxx_driver=cxx, fortran_driver=fortran)
     for warning in cfg.warnings:
         _say(f"{PROG}: warning: {warning}")
     depth = _depth()
@@ -98,7 +104,8 @@ def main(argv: Sequence[str] | None = None, cxx: bool = False) -> int:
 
     try:
         parsed = cmdline.parse(cmdline.expand_response_files(rest), cxx=_is_cxx_driver(cfg.compiler_name),
-                               languages=("c", "c++", "ir") if cxx else ("c", "ir"))
+                               languages=("c", "c++", "ir") if cxx else (*cmdline.FORTRAN, "ir") if fortran
+                               else ("c", "ir"))
     except Exception as exc:  # a bug in the parser must not break the build
         _say(f"{PROG}: note: optimization skipped ({_describe(exc)}); compiled unchanged")
         return _run_unchanged(command, may_exec)
@@ -251,15 +258,16 @@ class _Build:
         """Optimize and compile one C input to ``output``; on any s2s failure compile the original."""
         if source.language == "ir":
             return self._compile_module(n, source, output)
-        if self.cfg.mode != "off" and source.language != "c++" and not _has_loop_keyword(source.path):
+        through_llvm = source.language == "c++" or source.language in cmdline.FORTRAN
+        if self.cfg.mode != "off" and not through_llvm and not _has_loop_keyword(source.path):
             # (nothing to gain: the compiler reads the user's file, the optimizer never starts;
             # not for C++, whose loops are in its headers' templates as often as in the file)
             self._report(f"{source.path}: no loop; compiled as it is")
             return self._compile_original(source, output)
-        if source.language == "c++" and self.cfg.mode == "off":
+        if through_llvm and self.cfg.mode == "off":
             return self._compile_original(source, output)
         try:
-            if (self.cfg.frontend == "llvm" or source.language == "c++") and self.cfg.mode != "off":
+            if (self.cfg.frontend == "llvm" or through_llvm) and self.cfg.mode != "off":
                 reason = self._compile_through_clang(n, source, output)
             else:
                 reason = self._compile_generated(n, source, output, *self._optimize(source))

@@ -257,13 +257,16 @@ _F_NOT_CPP = ("-fdirectives-only", "-fpreprocessed", "-fdebug-cpp", "-fworking-d
               "-fstack-usage", "-fcallgraph-info", "-fsave-optimization-record", "-fopt-info",
               "-fsyntax-only", "-fdiagnostics-", "-fcolor-diagnostics", "-fno-color-diagnostics")
 
+FORTRAN = ("f77", "f77-cpp-input", "f95", "f95-cpp-input")   # gcc's -x names of Fortran
 _CXX_EXTENSIONS = {".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C", ".ii", ".hh", ".H", ".hp",
                    ".hxx", ".hpp", ".HPP", ".h++", ".tcc"}
 _EXTENSION_LANGUAGES = {
     ".c": "c", ".i": "cpp-output", ".h": "c-header", ".s": "assembler", ".S": "assembler-with-cpp",
     ".sx": "assembler-with-cpp", ".m": "objective-c", ".mi": "objective-c-cpp-output",
     ".mm": "objective-c++", ".M": "objective-c++", ".cu": "cuda", ".cl": "cl", ".ll": "ir", ".bc": "ir",
-    ".f": "f77", ".F": "f77-cpp-input", ".f90": "f95", ".F90": "f95-cpp-input", ".go": "go", ".d": "d",
+    ".f": "f77", ".F": "f77-cpp-input", ".f90": "f95", ".F90": "f95-cpp-input", ".f95": "f95",
+    ".F95": "f95-cpp-input", ".f03": "f95", ".F03": "f95-cpp-input", ".f08": "f95", ".F08": "f95-cpp-input",
+    ".for": "f77", ".go": "go", ".d": "d",
 }
 
 

@@ -14,7 +14,7 @@ import dataclasses
 import os
 import shutil
 
-from s2s.driver.command_line import InputFile, Stage
+from s2s.driver.command_line import FORTRAN, InputFile, Stage
 
 # what clang's code should look like to the LLVM front end: loops rotated and counted, not
 # vectorized or unrolled, each function its own (the user's functions are inlined by the C
@@ -23,6 +23,10 @@ CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline")
 # C++ reaches its data through small inline members (``std::vector::operator[]``, ``size()``):
 # those are inlined, the functions that are not marked inline stay functions of their own
 CLANGXX_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-finline-hint-functions")
+# what flang's code should look like to the LLVM front end: not vectorized, not unrolled, each
+# procedure its own (flang inlines a module's procedures at -O1; the C compiler may inline later)
+FLANG_FLAGS = ("-O1", "-mllvm", "-vectorize-loops=false", "-mllvm", "-unroll-runtime=false", "-mllvm",
+               "-inline-threshold=-10000")
 # the options of a C++ command that a C compile warns about (an error under -Werror)
 _CXX_ONLY_OPTIONS = ("-fno-rtti", "-frtti", "-fno-threadsafe-statics", "-fvisibility-inlines-hidden",
                      "-fno-enforce-eh-specs", "-fcoroutines", "-fconcepts", "-fmodules-ts", "-nostdinc++",
@@ -58,12 +62,16 @@ class ModuleJobs:
             if not any(tok in ("-MT", "-MQ") or tok.startswith(("-MT", "-MQ")) for tok in dependencies):
                 dependencies += ["-MT", self.output]
         cxx = self.source.language == "c++"
-        language = ["-x", "c++"] if cxx else []   # (a .c file that the C++ driver compiles as C++)
-        command = [*clang, *cl.cpp_args(self.source), *(CLANGXX_FLAGS if cxx else CLANG_FLAGS), *dependencies,
-                   "-S", "-emit-llvm", *language, self.source.path, "-o", module]
+        if self.source.language in FORTRAN:   # (flang: the real compiler itself makes the module)
+            command = [*self.build.cfg.compiler, *cl.cpp_args(self.source), *FLANG_FLAGS, "-S", "-emit-llvm",
+                       self.source.path, "-o", module]
+        else:
+            language = ["-x", "c++"] if cxx else []   # (a .c file that the C++ driver compiles as C++)
+            command = [*clang, *cl.cpp_args(self.source), *(CLANGXX_FLAGS if cxx else CLANG_FLAGS),
+                       *dependencies, "-S", "-emit-llvm", *language, self.source.path, "-o", module]
         proc = self.build._run(command, capture=True)
         if proc.returncode != 0:
-            return "", "clang cannot compile it: " + _first_line(proc.stderr)
+            return "", f"{command[0]} cannot compile it: " + _first_line(proc.stderr)
         return module, ""
 
     def run(self, module: str) -> str:
@@ -77,19 +85,26 @@ class ModuleJobs:
             return "an LLVM module is compiled to an object here, not to assembly"
         options = build.pipeline_options()
         cxx = self.source.language == "c++"
-        c_compiler = c_compiler_for(build.cfg.compiler) if cxx else build.cfg.compiler
-        if cxx:   # (the lifted C is read and compiled by the C compiler beside the C++ one)
+        fortran = self.source.language in FORTRAN
+        c_compiler = c_compiler_for(build.cfg.compiler) if cxx or fortran else build.cfg.compiler
+        if cxx or fortran:   # (the lifted C is read and compiled by the C compiler beside the real one)
             options = dataclasses.replace(options, compiler=c_compiler[-1])
         found = self._in_server(module, options)
         if found is None:
             found = run_with_time_limit(lambda: optimize_llvm_file(module, options), build.cfg.timeout)
+        if not found.lifted:   # (nothing moved to C: the module compiled by LLVM, as it is)
+            emit_object(found.residual, self.output, optimization_level(build.cl.compile_args()),
+                        march_of(build.cl.compile_args()))
+            self._report_lines(found, module)
+            return ""
         c_path = os.path.join(self.directory, self.stem + ".lifted.c")
         with open(c_path, "w", encoding="utf-8") as f:
             f.write(found.c.source)
         c_object = os.path.join(self.directory, self.stem + ".lifted.o")
         command = build._compile_command(self.source, c_path, c_object, result=found.c, dependencies=False)
-        if cxx:
-            rest = [word for word in command[len(build.cfg.compiler):-1] if not cxx_only(word)]
+        if cxx or fortran:
+            keep = cxx_only if cxx else (lambda word: not for_c_too(word))
+            rest = [word for word in command[len(build.cfg.compiler):-1] if not keep(word)]
             command = [*c_compiler, *rest, "-x", "c", command[-1]]
         proc = build._run(command, capture=True)
         if proc.returncode != 0:
@@ -99,16 +114,19 @@ class ModuleJobs:
             shutil.copyfile(c_object, self.output)
         else:
             rest = os.path.join(self.directory, self.stem + ".rest.o")
-            emit_object(found.residual, rest, optimization_level(build.cl.compile_args()))
-            joined = build._run([*build.cfg.compiler, "-r", "-nostdlib", c_object, rest, "-o", self.output],
-                                capture=True)
+            emit_object(found.residual, rest, optimization_level(build.cl.compile_args()),
+                        march_of(build.cl.compile_args()))
+            joined = build._run([*c_compiler, "-r", "-nostdlib", c_object, rest, "-o", self.output], capture=True)
             if joined.returncode != 0:
                 return "joining the lifted C and the rest of the module failed: " + _first_line(joined.stderr)
+        self._report_lines(found, module)
+        return ""
+
+    def _report_lines(self, found, module: str) -> None:
         shown = f"{module}.c"   # (what the report lines call the lifted C: the source's name then)
         for line in found.c.full_report or [f"{shown}: {'optimized' if found.c.changed else 'unchanged'}"]:
             line = line.replace(shown, self.source.path + (".ll.c" if module != self.source.path else ".c"))
-            build._report(line.replace(f"{module}: ", f"{self.source.path}: "))
-        return ""
+            self.build._report(line.replace(f"{module}: ", f"{self.source.path}: "))
 
     def _in_server(self, module: str, options):
         """What the warm server makes of ``module``, or None where none answers (optimize_server.py)."""
@@ -128,10 +146,20 @@ class ModuleJobs:
         try:
             with open(module, "rb") as f:
                 data = f.read()
-            emit_object(_module_text(module, data), self.output, optimization_level(self.build.cl.compile_args()))
+            emit_object(_module_text(module, data), self.output, optimization_level(self.build.cl.compile_args()),
+                        march_of(self.build.cl.compile_args()))
         except (OSError, S2SError):
             return False
         return True
+
+
+def for_c_too(option: str) -> bool:
+    """Whether a Fortran command's option means the same to the C compile of the lifted C (how to
+    optimize and for which machine, where to put code and debug information); the others
+    (``-ffree-form``, ``-fdefault-real-8``, ``-J``) are Fortran's."""
+    return option.startswith(("-O", "-m", "-g", "-iquote", "-fdebug-prefix-map")) or option in (
+        "-fPIC", "-fpic", "-fPIE", "-fpie", "-fopenmp", "-ffast-math", "-c", "-o", "-S", "-falign-loops") \
+        or option.startswith("-falign-loops=") or not option.startswith("-")
 
 
 def c_compiler_for(command: tuple[str, ...]) -> tuple[str, ...]:
@@ -157,6 +185,11 @@ def cxx_only(option: str) -> bool:
             name = name[len(prefix):] if name.startswith(prefix) else name
         return name.split("=", 1)[0] in _CXX_ONLY_WARNINGS
     return option in _CXX_ONLY_OPTIONS or option.startswith("-stdlib=")
+
+
+def march_of(args: list[str]) -> str:
+    """The processor the user's last ``-march=`` names ("" where none)."""
+    return next((arg[len("-march="):] for arg in reversed(args) if arg.startswith("-march=")), "")
 
 
 def optimization_level(args: list[str]) -> int:

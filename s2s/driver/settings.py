@@ -6,6 +6,8 @@ flag                environment            meaning
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
 ``--s2s-cxx=CMD``   ``S2S_CXX``            s2s-c++'s real compiler (default ``c++``), likewise
+``--s2s-fc=CMD``    ``S2S_FC``             s2s-fc's real compiler (default ``flang-new``, else the newest
+                                           ``flang-new-N``), likewise
 ``--s2s-mode=M``    ``S2S_MODE``           ``pluto`` (default), ``isl``, ``identity`` or ``off`` (pipeline.MODES)
 ``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
 ``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
@@ -83,7 +85,7 @@ LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
                 "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size",
-                "report-file", "server", "server-idle", "frontend", "clang", "cxx")
+                "report-file", "server", "server-idle", "frontend", "clang", "cxx", "fc")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
 _BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate")
@@ -97,6 +99,7 @@ class DriverSettings:
 
     compiler: tuple[str, ...] = ("cc",)  # the real compiler command (a launcher chain is several words)
     cxx_driver: bool = False   # s2s-c++: C++ files are optimized too (by way of clang and LLVM IR)
+    fortran_driver: bool = False   # s2s-fc: Fortran files, by way of flang and LLVM IR
     mode: str = "pluto"
     target: str = "c"
     target_given: bool = False  # --s2s-target or S2S_TARGET set (else -fopenmp selects openmp)
@@ -176,13 +179,26 @@ def split_flags(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list
     return flags, rest
 
 
+def newest_flang() -> str:
+    """``flang-new``, else the newest ``flang-new-N`` on PATH (Debian names it so), else ``flang-new``."""
+    import shutil
+
+    if shutil.which("flang-new"):
+        return "flang-new"
+    for version in range(30, 14, -1):
+        if shutil.which(f"flang-new-{version}"):
+            return f"flang-new-{version}"
+    return "flang-new"
+
+
 def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
-            launcher: Sequence[str] = (), cxx_driver: bool = False) -> DriverSettings:
+            launcher: Sequence[str] = (), cxx_driver: bool = False, fortran_driver: bool = False) -> DriverSettings:
     """Combine flags (from ``split_flags``), the environment and the defaults.
 
     ``launcher``: the compiler named on the command line in launcher form (``s2s-cc gcc -c x.c``);
     it is what the build system asked for, so it wins over ``--s2s-cc`` and ``S2S_CC``.
-    ``cxx_driver``: the settings of s2s-c++ (its real compiler is ``--s2s-cxx``, ``S2S_CXX``, ``c++``).
+    ``cxx_driver``: the settings of s2s-c++ (its real compiler is ``--s2s-cxx``, ``S2S_CXX``, ``c++``);
+    ``fortran_driver``: those of s2s-fc (``--s2s-fc``, ``S2S_FC``, flang).
     """
     warnings: list[str] = []
     given: dict[str, str | None] = {}
@@ -221,9 +237,9 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         return False
 
     compiler: tuple[str, ...] = tuple(launcher)
-    default = "c++" if cxx_driver else "cc"
+    default = "c++" if cxx_driver else newest_flang() if fortran_driver else "cc"
     if not compiler:
-        value, origin = raw("cxx" if cxx_driver else "cc")
+        value, origin = raw("cxx" if cxx_driver else "fc" if fortran_driver else "cc")
         try:
             compiler = tuple(shlex.split(value)) if value else ()
         except ValueError:
@@ -300,6 +316,7 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
     return DriverSettings(
         compiler=compiler,
         cxx_driver=cxx_driver,
+        fortran_driver=fortran_driver,
         mode=choice("mode", MODES, "pluto"),
         target=choice("target", TARGETS, "c"),
         target_given=bool(raw("target")[0]),
