@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from frontends.llvm.lift import lift_module
-from s2s.driver.llvm_modules import c_compiler_for, cxx_only
+from s2s.driver.llvm_modules import c_compiler_for, cxx_only, for_c_too
 from s2s.driver.llvm_objects import emit_object
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -181,6 +181,14 @@ def test_template_instances_of_two_files_link(tmp_path):
         assert re.search(r"scale\S*: SCoP at", proc.stderr), proc.stderr
     out = build_and_run(["g++", str(tmp_path / "a.o"), str(tmp_path / "b.o")], tmp_path / "ab")
     assert out == "9\n"
+
+
+def test_the_c_compile_of_a_fortran_command():
+    """The lifted C of a Fortran file gets the command's optimization, machine and preprocessor
+    flags, not Fortran's own (nor their arguments)."""
+    assert for_c_too(["-iquote", "/a", "-O2", "-march=native", "-ffree-form", "-J", "mods", "-I", "inc", "-Iinc2",
+                      "-fdefault-real-8", "-c", "-o", "x.o"]) == ["-iquote", "/a", "-O2", "-march=native", "-I", "inc",
+                                                               "-Iinc2", "-c", "-o", "x.o"]
 
 
 def test_the_c_compile_of_a_cxx_command():

@@ -62,12 +62,14 @@ class ModuleJobs:
             if not any(tok in ("-MT", "-MQ") or tok.startswith(("-MT", "-MQ")) for tok in dependencies):
                 dependencies += ["-MT", self.output]
         cxx = self.source.language == "c++"
+        # (the processor asked for: the module's functions name it, and LLVM compiles the rest for it)
+        machine = [word for word in cl.compile_args() if word.startswith(("-march=", "-mtune=", "-mcpu="))]
         if self.source.language in FORTRAN:   # (flang: the real compiler itself makes the module)
-            command = [*self.build.cfg.compiler, *cl.cpp_args(self.source), *FLANG_FLAGS, "-S", "-emit-llvm",
-                       self.source.path, "-o", module]
+            command = [*self.build.cfg.compiler, *cl.cpp_args(self.source), *FLANG_FLAGS, *machine, "-S",
+                       "-emit-llvm", self.source.path, "-o", module]
         else:
             language = ["-x", "c++"] if cxx else []   # (a .c file that the C++ driver compiles as C++)
-            command = [*clang, *cl.cpp_args(self.source), *(CLANGXX_FLAGS if cxx else CLANG_FLAGS),
+            command = [*clang, *cl.cpp_args(self.source), *(CLANGXX_FLAGS if cxx else CLANG_FLAGS), *machine,
                        *dependencies, "-S", "-emit-llvm", *language, self.source.path, "-o", module]
         proc = self.build._run(command, capture=True)
         if proc.returncode != 0:
@@ -103,8 +105,8 @@ class ModuleJobs:
         c_object = os.path.join(self.directory, self.stem + ".lifted.o")
         command = build._compile_command(self.source, c_path, c_object, result=found.c, dependencies=False)
         if cxx or fortran:
-            keep = cxx_only if cxx else (lambda word: not for_c_too(word))
-            rest = [word for word in command[len(build.cfg.compiler):-1] if not keep(word)]
+            words = command[len(build.cfg.compiler):-1]
+            rest = [word for word in words if not cxx_only(word)] if cxx else for_c_too(words)
             command = [*c_compiler, *rest, "-x", "c", command[-1]]
         proc = build._run(command, capture=True)
         if proc.returncode != 0:
@@ -153,13 +155,22 @@ class ModuleJobs:
         return True
 
 
-def for_c_too(option: str) -> bool:
-    """Whether a Fortran command's option means the same to the C compile of the lifted C (how to
-    optimize and for which machine, where to put code and debug information); the others
-    (``-ffree-form``, ``-fdefault-real-8``, ``-J``) are Fortran's."""
-    return option.startswith(("-O", "-m", "-g", "-iquote", "-fdebug-prefix-map")) or option in (
-        "-fPIC", "-fpic", "-fPIE", "-fpie", "-fopenmp", "-ffast-math", "-c", "-o", "-S", "-falign-loops") \
-        or option.startswith("-falign-loops=") or not option.startswith("-")
+def for_c_too(words: list[str]) -> list[str]:
+    """The words of a Fortran command that mean the same to the C compile of the lifted C (how
+    to optimize and for which machine, where to put code and debug information, the
+    preprocessor's); the others (``-ffree-form``, ``-fdefault-real-8``, ``-J dir``) are Fortran's."""
+    out, skip = [], False
+    for k, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if word in ("-J", "-module"):
+            skip = True   # (and the directory after it)
+        elif word.startswith(("-O", "-m", "-g", "-iquote", "-fdebug-prefix-map", "-I", "-D", "-U", "-falign-loops")) \
+                or word in ("-fPIC", "-fpic", "-fPIE", "-fpie", "-fopenmp", "-ffast-math", "-c", "-o", "-S") \
+                or not word.startswith("-") and k > 0 and words[k - 1] in ("-iquote", "-o", "-I", "-D", "-U"):
+            out.append(word)
+    return out
 
 
 def c_compiler_for(command: tuple[str, ...]) -> tuple[str, ...]:

@@ -207,12 +207,13 @@ def optimize_llvm_file(path: str | Path, options: PipelineOptions) -> LLVMResult
         source = Path(tmp) / name
         source.write_text(lifted.c_text)
         result = optimize_c_file(str(source), [], dataclasses.replace(options, record_recipes=True))
-        # (a function the optimizer changes nothing in stays LLVM IR, compiled as its language's
-        # compiler meant it: flang's loops are faster than gcc's of the same loops written in C)
+        # (in flang's module, a function the optimizer changes nothing in stays LLVM IR, compiled
+        # as Fortran's compiler meant it: flang's loops are faster than gcc's of them written in
+        # C; clang's stay C, compiled by the C compiler the user chose, as the rest of the build)
         rewritten = {r.function for r in result.recipes
                      if any(step.kind != "keep-original" for step in r.steps)}
         unchanged = frozenset(f for f in lifted.lifted if lifted.c_names.get(f, f) not in rewritten)
-        if unchanged and options.mode != "identity":
+        if unchanged and module.from_fortran and options.mode != "identity":
             kept = lift(module, keep=unchanged)
             source.write_text(kept.c_text)
             again = optimize_c_file(str(source), [], options) if kept.lifted else None
