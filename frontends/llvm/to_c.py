@@ -170,8 +170,8 @@ class _Writer:
             for exit_ in loop.exits:
                 for phi in self._phis(exit_):
                     (v, b), *more = phi.incoming
-                    if more or b not in loop.blocks or not v.name:
-                        continue
+                    if more or b not in loop.blocks or not v.name or phi.name in self.live_out:
+                        continue   # (one read after an outer loop too keeps its own variable)
                     if v.name in self.live_out and self.live_out[v.name] is loop:
                         self.exit_alias[phi.name] = self._out_name(v.name)
                     elif self.defined_in.get(self.back_value.get(v.name, "")) == loop.header:
