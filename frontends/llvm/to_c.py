@@ -143,10 +143,13 @@ class _Writer:
             if exiting != {loop.latch} or len(loop.exits) != 1:
                 raise LiftRefused(f"{function.name}: the loop at {header} is left from inside its body")
             self.counted[header] = found
-        # how many operands, phi values included, name each value
-        self.use_counts = Counter(v.name for b in function.blocks for i in b.instructions
-                                  for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands)
-                                  if v.name)
+        # the instructions that read each value (a phi: its incoming values), once per operand
+        self.users: dict[str, list[Instruction]] = {}
+        for i in (i for b in function.blocks for i in b.instructions):
+            for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands):
+                if v.name:
+                    self.users.setdefault(v.name, []).append(i)
+        self.use_counts = Counter({name: len(found) for name, found in self.users.items()})
         self.induced = self._induced()
         self.reloaded, self.dead = self._reloaded()
         # values of a loop that its exit's phis read: kept in variables declared before it
@@ -185,7 +188,8 @@ class _Writer:
         self.named = self._named_values()
         self.inlined_loads = self._loads_to_inline()
         self.block_sizes: set[str] = set()   # values only the byte counts of memset/memcpy loops read
-        self.size_parts: set[str] = set()
+        self.size_parts: set[str] = set()   # (filled by _elements: what a byte count was taken apart from)
+        self._block_loops: dict[int, list[str] | None] = {}
         self.lines: list[str] = []
         self.depth = 1
         self.written: dict[str, int] = {}   # how many times each block was written (shared tails)
@@ -325,14 +329,9 @@ class _Writer:
 
     def _one_user(self) -> set[str]:
         """Arithmetic on numbers whose every use is one instruction (``x * x``)."""
-        users: dict[str, set[int]] = {}
-        for b in self.f.blocks:
-            for i in b.instructions:
-                for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands):
-                    if v.name:
-                        users.setdefault(v.name, set()).add(id(i))
         return {i.name for b in self.f.blocks for i in b.instructions
-                if i.name and i.type in _FLOAT and i.opcode in _FLOAT_ARITHMETIC and len(users.get(i.name, ())) == 1}
+                if i.name and i.type in _FLOAT and i.opcode in _FLOAT_ARITHMETIC
+                and len({id(u) for u in self.users.get(i.name, [])}) == 1}
 
     def _stored_again(self) -> dict[str, Instruction]:
         """Values that several stores of one block store and nothing else reads, with no other
@@ -795,7 +794,7 @@ class _Writer:
                 self._emit(f"{self._out_name(i.name)} = {self._value_of(i)};")
             return
         if i.opcode == "alloca" and i.name in self.locals or i.opcode == "call" and (i.callee or "").startswith(
-                ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")):
+                _HINTS):
             return   # (declared at the start; what only tells LLVM's optimizer something)
         if i.opcode == "store":
             value, pointer = i.operands
@@ -841,6 +840,11 @@ class _Writer:
         """``memset(p, 0, n * sizeof *p)`` and ``memcpy(p, q, n * sizeof *p)`` of numbers as the
         loops clang made them of (its loop idioms: a zeroed row, a copied vector), so that the C
         front end sees the elements they write: None where the call is not one of those."""
+        if id(i) not in self._block_loops:
+            self._block_loops[id(i)] = self._loop_of_block_call(i)
+        return self._block_loops[id(i)]
+
+    def _loop_of_block_call(self, i: Instruction) -> list[str] | None:
         callee = i.callee or ""
         kind = callee.split(".")[1] if callee.startswith("llvm.") else ""
         if kind not in ("memset", "memcpy") or len(i.operands) < 3:
@@ -869,19 +873,13 @@ class _Writer:
     def _unread_sizes(self) -> set[str]:
         """The integer values that only the byte counts of the memset and memcpy calls written
         as loops read (``n * 384``): not written at all (an unused local fails -Werror builds)."""
-        users: dict[str, list[Instruction]] = {}
-        for i in (i for b in self.f.blocks for i in b.instructions):
-            for v in ([v for v, _ in i.incoming] if i.opcode == "phi" else i.operands):
-                if v.name:
-                    users.setdefault(v.name, []).append(i)
-        self.size_parts: set[str] = set()   # (filled by _elements: what a count was taken apart from)
         gone = [i for b in self.f.blocks for i in b.instructions if i.opcode == "call" and self._block_loop(i)]
         unread: set[str] = set()
         changed = True
         while changed:
             changed = False
             for name in self.size_parts - unread:
-                if all(u in gone or u.name in unread for u in users.get(name, [])):
+                if all(u in gone or u.name in unread for u in self.users.get(name, [])):
                     unread.add(name)
                     changed = True
         return unread
@@ -969,19 +967,9 @@ class _Writer:
         type that may not reach it (clang's ``!tbaa``), or a Fortran procedure's (a dummy that
         is written is reached through no other name)."""
         every = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions]
-        if any(i.opcode == "call" and not self._pure_call(i) and not (i.callee or "").startswith(
-                ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")) for i in every):
+        if not self._calls_only_math(every):
             return {}
-
-        def place(pointer: Value) -> tuple | None:
-            path = []
-            while pointer.name not in self.params:
-                i = self.insts.get(pointer.name or "")
-                if i is None or i.opcode != "getelementptr" or not all(v.is_constant for v in i.operands[1:]):
-                    return None
-                path.append((i.element_type, tuple(v.constant for v in i.operands[1:])))
-                pointer = i.operands[0]
-            return pointer.name, tuple(path)
+        place = self._constant_place
 
         written = {p[0] for i in every if i.opcode == "store" and (p := self._root_param(i.operands[1])) is not None}
         first: dict[tuple, str] = {}
@@ -1019,12 +1007,9 @@ class _Writer:
         every store a typed access (``!tbaa``) of a type that is no pointer, no call but to
         math functions. So the loop around them can be one SCoP."""
         every = [i for b in self.f.blocks if b.name in self.cf.graph for i in b.instructions]
-        for i in every:
-            if i.opcode == "store" and (not i.tbaa or _may_be_pointer(i.tbaa[0])):
-                return []
-            if i.opcode == "call" and not self._pure_call(i) and not (i.callee or "").startswith(
-                    ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")):
-                return []
+        if not self._calls_only_math(every) or any(
+                i.opcode == "store" and (not i.tbaa or _may_be_pointer(i.tbaa[0])) for i in every):
+            return []
         entry = set(i.name for i in self.f.blocks[0].instructions if i.name)
         chosen = []
         for i in every:
@@ -1036,18 +1021,26 @@ class _Writer:
                 continue
             readable = self.f.dereferenceable.get(a.origin, 0)
             if (a.struct is not None and a.origin in self.params and a.subscripts[0] in _ZERO
-                    and a.offset + 8 <= readable and self._invariant_address(i.operands[0])):
+                    and a.offset + 8 <= readable and self._constant_place(i.operands[0]) is not None):
                 chosen.append(i.name)
         return chosen
 
-    def _invariant_address(self, pointer: Value) -> bool:
-        """Whether ``pointer`` is a parameter, or getelementptrs of constant indices from one."""
+    def _constant_place(self, pointer: Value) -> tuple | None:
+        """(parameter, path) where ``pointer`` is a parameter or getelementptrs of constant
+        indices from one (the same place in every iteration), else None."""
+        path = []
         while pointer.name not in self.params:
             i = self.insts.get(pointer.name or "")
             if i is None or i.opcode != "getelementptr" or not all(v.is_constant for v in i.operands[1:]):
-                return False
+                return None
+            path.append((i.element_type, tuple(v.constant for v in i.operands[1:])))
             pointer = i.operands[0]
-        return True
+        return pointer.name, tuple(path)
+
+    def _calls_only_math(self, instructions: list[Instruction]) -> bool:
+        """Whether the only calls among ``instructions`` are to math functions and LLVM's hints."""
+        return not any(i.opcode == "call" and not self._pure_call(i) and not (i.callee or "").startswith(_HINTS)
+                       for i in instructions)
 
     def _float_of_parameters(self, i: Instruction) -> bool:
         """A floating-point value LLVM computes outside every loop by arithmetic (``float_n -
@@ -1466,6 +1459,7 @@ def _fits_in(found: tuple[int, int], type_: str | None) -> bool:
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}
+_HINTS = ("llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias")   # (calls that tell LLVM's optimizer only)
 _FLOAT_ARITHMETIC = {"fadd", "fsub", "fmul", "fdiv", "fneg", "sitofp", "uitofp", "fpext", "fptrunc"}
 _ZERO = ("0", "0LL")
 _READS_ONLY = _PURE | {"load", "phi", "br", "ret", "unreachable", "switch", "call", "store"}
