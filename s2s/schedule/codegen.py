@@ -14,7 +14,7 @@ import islpy as isl
 
 from s2s.analysis.scop import Scop
 from s2s.ir import (
-    Binary, Block, Call, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Scalar, Schedule, Sequence,
+    Binary, Block, Call, Cast, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Scalar, Schedule, Sequence,
     Sym, Tasklet, Ternary, TypeKind, Unary, expr as ex, walk,
 )
 from s2s.schedule.loop_merge import merge_adjacent_loops
@@ -43,6 +43,21 @@ def negate(e: Expr) -> Expr:
     if isinstance(e, Unary) and e.op == "-":
         return e.operand
     return Unary("-", e)
+
+
+def wraps(scop: Scop, name: str) -> bool:
+    """Whether C computes with the SCoP's variable ``name`` modulo 2^n: an unsigned type that
+    does not promote to int (``size_t``, ``unsigned``)."""
+    data = scop.sdfg.container_map.get(name)
+    dtype = getattr(data, "dtype", None)
+    return dtype is not None and dtype.kind is TypeKind.UNSIGNED and (dtype.bits == 0 or dtype.bits >= 32)
+
+
+def signed_parameters(scop: Scop) -> dict[str, Expr]:
+    """The renaming of isl's expressions that reads unsigned parameters as ``(long long)p``:
+    their bounds and conditions subtract and compare (``-n + c1 + 3``, ``n - 2 > 0``), which C
+    would do modulo 2^64 in the parameter's own type."""
+    return {p: Cast("long long", Sym(p)) for p in scop.params if wraps(scop, p)}
 
 
 def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, Expr]) -> Expr:
@@ -123,7 +138,7 @@ class _Generator:
                 if pattern is None or any(Sym(b) not in rename.values() for b in pattern.batch):
                     # (the tree puts a loop named after each batch iterator around the mark)
                     raise CodegenError(f"matrix-multiply kernel {name} outside its batch loops")
-                bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), {})  # noqa: E731
+                bound = lambda pa: ast_expr_to_ir(self.build.expr_from_pw_aff(pa), signed_parameters(self.scop))  # noqa: E731
                 return [matmul_block(self.scop, self.statements[name], pattern, blocking, parallel, bound,
                                      self._id(self.statements[name].block.id))]
             kind, omp_schedule = parse_parallel_mark(kind)
@@ -202,7 +217,7 @@ class _Generator:
             v.operand.name for v in rename.values() if isinstance(v, Unary) and isinstance(v.operand, Sym)}
         if ok and len(candidates) == 1:
             ((name, sign),) = candidates
-            if name not in taken:
+            if name not in taken and not wraps(self.scop, name):   # (an unsigned one: a fresh int)
                 return name, sign
         return self._fresh_var(iterator, taken), 1
 
@@ -218,7 +233,9 @@ class _Generator:
     def _user(self, call: isl.AstExpr, rename: dict[str, Expr]) -> Block:
         stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
         values = [ast_expr_to_ir(call.get_op_arg(k), rename) for k in range(1, call.get_op_n_arg())]
-        mapping = dict(zip(stmt.iterators, values))
+        # (a variable of an unsigned type keeps it: ``i - 5`` in the statement wraps as written)
+        mapping = {var: Cast(str(self.scop.sdfg.container_map[var].dtype), v)
+                   if wraps(self.scop, var) and v != Sym(var) else v for var, v in zip(stmt.iterators, values)}
         identity = all(v == Sym(k) for k, v in mapping.items())
         block = stmt.block if identity else substitute_block(stmt.block, mapping)
         return dataclasses.replace(block, id=self._id(stmt.block.id))
@@ -285,7 +302,8 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None,
     if ast is None:
         ast = build.node_from_schedule(schedule)
     gen = _Generator(scop, itertools.count(), build)
-    body = merge_adjacent_loops(Sequence("S.gen", tuple(gen.node(ast, {}))), scop.params, scop.context).children
+    body = merge_adjacent_loops(Sequence("S.gen", tuple(gen.node(ast, signed_parameters(scop)))), scop.params,
+                                scop.context).children
     used = {m.get_tuple_name(isl.dim_type.out) for st in scop.statements for _, m in st.accesses}
     hoisted = [_hoisted(scop, name) for name in scop.declared] + [
         _hoisted(scop, name) for name in scop.fresh if name in used]

@@ -39,7 +39,7 @@ from s2s.ir import (
     AccessNode, Array, Binary, Block, Call, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, ExprPrinter,
     For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, copy_graph, scalar_type,
 )
-from s2s.schedule.codegen import ast_expr_to_ir
+from s2s.schedule.codegen import ast_expr_to_ir, signed_parameters
 
 
 @dataclass(frozen=True)
@@ -230,11 +230,12 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
     not one the polyhedral model can describe (an expanded array whose rows it cannot tell apart)."""
     containers = scop.sdfg.container_map
     build = isl.AstBuild.from_context(scop.context)
+    signed = signed_parameters(scop)
 
     def expr_of(pa: isl.PwAff | isl.Aff) -> Expr:
         if isinstance(pa, isl.Aff):
             pa = isl.PwAff.from_aff(pa)
-        return ast_expr_to_ir(build.expr_from_pw_aff(pa), {})
+        return ast_expr_to_ir(build.expr_from_pw_aff(pa), signed)
 
     taken = set(containers) | {l.node.var for l in scop.loops}
     fresh = fresh_names(taken)
@@ -260,7 +261,7 @@ def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
         allocations.append(heap_allocation(array, count, (*rows, *shape), pointer.replace(new, "", 1)))
         if s.last is not None:
             last = tuple(_minus(expr_of(at), offset) for at, offset in zip(s.last, offsets))
-            copies.append(_copy_back(s, new, last, build, fresh, counters))
+            copies.append(_copy_back(s, new, last, build, signed, fresh, counters))
     nodes = tuple(n for n in (_rewrite(n, renames) for n in scop.nodes) if n is not None) + tuple(copies)
     sdfg = dataclasses.replace(scop.sdfg, containers=tuple(scop.sdfg.containers) + tuple(arrays) + tuple(counters))
     parent = Sequence(f"S.expanded.{scop.nodes[0].id}", nodes)
@@ -330,7 +331,8 @@ def _at_least_one(e: Expr) -> Expr:
     return Ternary(Binary(">", e, Const("0")), e, Const("1"))
 
 
-def _copy_back(s: ScratchArray, new: str, last: tuple[Expr, ...], build: isl.AstBuild, fresh, counters: list[Scalar]) -> ControlNode:
+def _copy_back(s: ScratchArray, new: str, last: tuple[Expr, ...], build: isl.AstBuild, signed: dict[str, Expr], fresh,
+               counters: list[Scalar]) -> ControlNode:
     """``x[e] = x_x[last][e]`` for the written elements ``e`` (loops over the box, under the
     condition on the parameters that anything was written)."""
     rank = s.written.dim(isl.dim_type.set)
@@ -339,12 +341,12 @@ def _copy_back(s: ScratchArray, new: str, last: tuple[Expr, ...], build: isl.Ast
     element = tuple(Sym(n) for n in names)
     body: ControlNode = Block(f"Bcopy_{s.name}", copy_graph(f"copy.{s.name}", new, last + element, s.name, element))
     for d in reversed(range(rank)):
-        lo = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_min(d)), {})
-        hi = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_max(d)), {})
+        lo = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_min(d)), signed)
+        hi = ast_expr_to_ir(build.expr_from_pw_aff(s.written.dim_max(d)), signed)
         var = Sym(names[d])
         body = For(f"L.copy.{s.name}.{d}", names[d], lo, Binary("<=", var, hi), Binary("+", var, Const("1")),
                    Sequence(f"S.copy.{s.name}.{d}", (body,)), declares_var=True)
-    guard = ast_expr_to_ir(build.expr_from_set(s.written.params()), {})
+    guard = ast_expr_to_ir(build.expr_from_set(s.written.params()), signed)
     if guard == Const("1"):
         return Sequence(f"S.copy.{s.name}", (body,))
     return IfElse(f"C.copy.{s.name}", guard, Sequence(f"S.copy.{s.name}", (body,)))

@@ -12,10 +12,10 @@ from s2s.analysis.scop import Scop, find_scops
 from s2s.analysis.scop_id import numbered_scop_ids
 from s2s.ir import (
     SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage,
-    scalar_type, walk,
+    scalar_type, walk, expr as ex,
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
-from s2s.schedule.codegen import generate
+from s2s.schedule.codegen import generate, signed_parameters
 from s2s.transforms.alias_check import Uncheckable, assumed_condition, no_overlap_condition
 from s2s.transforms.decisions import Step
 from s2s.transforms.polyhedral import Choice
@@ -170,6 +170,8 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
         if parallel_test is not None:
             guard = parallel_test if guard is None else Binary("&&", guard, parallel_test)
         if guard is not None:
+            # (its bounds and extents of unsigned parameters computed as signed numbers, as the model does)
+            guard = ex.substitute(guard, signed_parameters(scop))
             # the original code, under the same scope, for arrays that do overlap at run time
             # (or expanded arrays that could not be allocated, or too little work)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")

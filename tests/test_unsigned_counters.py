@@ -1,0 +1,107 @@
+"""Loop nests over ``size_t`` and ``unsigned`` counters and sizes: the optimized code's bounds,
+conditions and run-time tests are computed as the model computes them, in signed arithmetic
+(isl writes ``-n + c1 + 3`` and ``max(0, k - c1 + 1)``, which C would take modulo 2^64 in an
+unsigned type), and the statements still compute in the user's types. Each program is built with
+gcc as written and through s2s-cc, tiled and jammed everywhere (profitability off) and by the
+rules, one thread and OpenMP, and run at sizes where the new bounds go below zero."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from c_build import REAL_CC, s2s_cc_path, s2s_env
+
+MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+%s
+int main(int argc, char **argv)
+{
+  size_t n = (size_t)atol(argv[1]), T = (size_t)atol(argv[2]);
+  double *a = malloc(sizeof(double) * (n * n + 1)), *b = malloc(sizeof(double) * (n * n + 1));
+  for (size_t i = 0; i < n * n + 1; i++) { a[i] = (double)(i %% 13) + 1.0 / (1.0 + (double)i); b[i] = (double)(i %% 7); }
+  kernel(a, b, n, T);
+  double s = 0.0;
+  for (size_t i = 0; i < n * n + 1; i++) s += a[i] * (double)(i %% 5) + b[i];
+  printf("%%a\n", s);
+  return 0;
+}
+"""
+
+KERNELS = {
+    # right-looking LU: the tiled bounds subtract the outer counter
+    "lu": """
+void kernel(double *m, double *unused, size_t n, size_t T)
+{
+  (void)unused; (void)T;
+  for (size_t k = 0; k < n; k++) {
+    double piv = m[k * n + k];
+    for (size_t i = k + 1; i < n; i++)
+      m[i * n + k] /= piv;
+    for (size_t i = k + 1; i < n; i++)
+      for (size_t j = k + 1; j < n; j++)
+        m[i * n + j] -= m[i * n + k] * m[k * n + j];
+  }
+}""",
+    # in place: a time loop jammed by four runs T - 3 times in the user's type
+    "seidel": """
+void kernel(double *a, double *unused, size_t n, size_t T)
+{
+  (void)unused;
+  for (size_t t = 0; t < T; t++)
+    for (size_t i = 1; i < n - 1; i++)
+      for (size_t j = 1; j < n - 1; j++)
+        a[i * n + j] = (a[(i - 1) * n + j] + a[i * n + j - 1] + a[i * n + j] + a[i * n + j + 1] + a[(i + 1) * n + j]) * 0.2;
+}""",
+    # time tiles of two sweeps over vectors
+    "jacobi1d": """
+void kernel(double *a, double *b, size_t n, size_t T)
+{
+  for (size_t t = 0; t < T; t++) {
+    for (size_t i = 1; i < n - 1; i++)
+      b[i] = 0.33333 * (a[i - 1] + a[i] + a[i + 1]);
+    for (size_t i = 1; i < n - 1; i++)
+      a[i] = 0.33333 * (b[i - 1] + b[i] + b[i + 1]);
+  }
+}""",
+    # long counters, unsigned sizes; a statement that wraps as written (i - 3 at i < 3)
+    "heat": """
+void kernel(double *a, double *b, size_t n, size_t T)
+{
+  for (long t = 0; t < (long)T; t++) {
+    for (long i = 1; i < (long)n - 1; i++)
+      for (long j = 1; j < (long)n - 1; j++)
+        b[i * n + j] = 0.2 * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1]);
+    for (size_t i = 1; i < n - 1; i++)
+      for (size_t j = 1; j < n - 1; j++)
+        a[i * n + j] = 0.2 * (b[i * n + j] + b[(i - 1) * n + j] + b[(i + 1) * n + j] + b[i * n + j - 1]
+                              + b[i * n + j + 1]) + (double)((i - 3) >> 60);
+  }
+}""",
+}
+
+SIZES = [(1, 1), (2, 3), (3, 2), (5, 1), (7, 5), (40, 3), (70, 6)]
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("flags", [[], ["-fopenmp"], ["--s2s-profitability=off"], ["-fopenmp", "--s2s-profitability=off"]],
+                         ids=["seq", "omp", "seq-all", "omp-all"])
+def test_unsigned_counters_compute_what_the_loops_compute(kernel, flags, tmp_path):
+    src = tmp_path / f"{kernel}.c"
+    src.write_text(MAIN % KERNELS[kernel])
+    openmp = [f for f in flags if f == "-fopenmp"]
+    subprocess.run([REAL_CC, "-O2", *openmp, str(src), "-o", str(tmp_path / "ref")], check=True)
+    built = subprocess.run([str(s2s_cc_path()), "-O2", *flags, "--s2s-report", str(src), "-o", str(tmp_path / "opt")],
+                           env=s2s_env(mode="pluto"), capture_output=True, text=True, check=True)
+    assert "note:" not in built.stderr, built.stderr
+    assert any("kernel: SCoP" in line and "optimized" in line for line in built.stderr.splitlines()) \
+        or "profitability" not in " ".join(flags), built.stderr
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    for n, steps in SIZES:
+        args = [str(n), str(steps)]
+        ref = subprocess.run([str(tmp_path / "ref"), *args], capture_output=True, text=True, timeout=60, env=env)
+        out = subprocess.run([str(tmp_path / "opt"), *args], capture_output=True, text=True, timeout=60, env=env)
+        assert (out.returncode, out.stdout) == (ref.returncode, ref.stdout), (n, steps, built.stderr)
