@@ -2,7 +2,7 @@
 through here, so no other module counts dimension positions."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import islpy as isl
 
@@ -31,12 +31,17 @@ class AffineBuilder:
     """Builds PwAffs and Sets over one named space (``dims`` are loop variables, ``params`` the
     SCoP's parameters)."""
 
-    def __init__(self, dims: Sequence[str], params: Sequence[str], name: str | None = None):
+    def __init__(self, dims: Sequence[str], params: Sequence[str], name: str | None = None,
+                 sizes: Mapping[int, tuple[str, int]] | None = None):
         self.dims = list(dims)
         self.params = list(params)
         self.space = set_space(name, dims, params)
         self.domain = isl.Set.universe(self.space)
         self.ls = isl.LocalSpace.from_space(self.space)
+        # constants read as a parameter plus an offset where they add (size_parameters.py); a
+        # factor or divisor stays the constant it is
+        self.sizes = dict(sizes or {})
+        self._factors = 0   # > 0 while the operands of a product or division are read
 
     def const(self, value: int) -> isl.PwAff:
         return isl.PwAff.from_aff(isl.Aff.val_on_domain(self.ls, isl.Val.int_from_si(CTX, value)))
@@ -55,6 +60,10 @@ class AffineBuilder:
             v = e.int_value
             if v is None:
                 raise NotAffine(f"constant {e.text}")
+            if self.sizes and not self._factors and abs(v) in self.sizes:
+                param, offset = self.sizes[abs(v)]
+                size = self.var(param).add(self.const(offset))
+                return size if v > 0 else size.neg()
             return self.const(v)
         if isinstance(e, Sym):
             return self.var(e.name)
@@ -73,12 +82,12 @@ class AffineBuilder:
                 a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
                 return a.add(b) if e.op == "+" else a.sub(b)
             if e.op == "*":
-                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                a, b = self._factor(e.lhs), self._factor(e.rhs)
                 if not (a.is_cst() or b.is_cst()):
                     raise NotAffine("product of two variables")
                 return a.mul(b)
             if e.op in ("/", "%"):
-                a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                a, b = self._factor(e.lhs), self._factor(e.rhs)
                 if not b.is_cst():
                     raise NotAffine("division by a variable")
                 return a.tdiv_q(b) if e.op == "/" else a.tdiv_r(b)  # C truncates toward zero
@@ -90,6 +99,14 @@ class AffineBuilder:
             a, b = self.pw_aff(e.args[0]), self.pw_aff(e.args[1])
             return a.min(b) if e.func == "min" else a.max(b)
         raise NotAffine(f"{type(e).__name__} expression")
+
+    def _factor(self, e: Expr) -> isl.PwAff:
+        """``e`` as an operand of a product or division: its constants stay constants."""
+        self._factors += 1
+        try:
+            return self.pw_aff(e)
+        finally:
+            self._factors -= 1
 
     def condition(self, e: Expr) -> isl.Set:
         if isinstance(e, Binary):

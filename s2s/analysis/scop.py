@@ -9,6 +9,7 @@ declaration code generation hoists.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -495,12 +496,12 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
 
 
 def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...],
-               rewrites: Scop | None = None) -> Scop:
+               rewrites: Scop | None = None, sizes: Mapping[int, tuple[str, int]] | None = None) -> Scop:
     """The model of ``nodes`` (children of ``parent``) with the given parameters, for code a
     transformation wrote (a SCoP whose statements it rewrote, ``rewrites``); raises NotAffine if
-    it is none."""
+    it is none. ``sizes``: constants read as one of ``params`` plus an offset (AffineBuilder)."""
     try:
-        scop = _Model(sdfg, parent, nodes, params).build()
+        scop = _Model(sdfg, parent, nodes, params, sizes).build()
     except _Reject as why:
         raise NotAffine(str(why)) from None
     if rewrites is not None:
@@ -510,7 +511,9 @@ def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], par
 
 
 class _Model:
-    def __init__(self, sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...]):
+    def __init__(self, sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...],
+                 sizes: Mapping[int, tuple[str, int]] | None = None):
+        self.sizes = sizes
         self.sdfg = sdfg
         self.parent = parent
         self.nodes = nodes
@@ -581,10 +584,10 @@ class _Model:
     def _statement(self, block: Block, loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]) -> isl.Schedule:
         name = f"S_{block.id}"
         dims = [l.node.var for l in loops]
-        b = AffineBuilder(dims, self.params, name)
+        b = AffineBuilder(dims, self.params, name, self.sizes)
         domain = b.domain
         for k, loop in enumerate(loops):
-            lb = AffineBuilder(dims[:k + 1], self.params, name)
+            lb = AffineBuilder(dims[:k + 1], self.params, name, self.sizes)
             var = lb.var(loop.node.var)
             init = lb.pw_aff(loop.node.init)
             first = var.ge_set(init) if loop.step > 0 else var.le_set(init)

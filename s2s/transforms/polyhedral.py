@@ -15,6 +15,7 @@ from s2s.analysis.dependences import conflicting_arrays, loop_info
 from s2s.analysis.privatization import privatizable
 from s2s.analysis.reductions import loop_reductions
 from s2s.analysis.scop import Scop
+from s2s.analysis.size_parameters import size_parameters
 from s2s.schedule.ast_order import AST_CHECK_OPERATIONS, TOO_DEAR, ast_fault
 from s2s.schedule.band_order import reordered_bands
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
@@ -401,8 +402,12 @@ class _Found:
     def schedule(self, scop: Scop, options: OptimizeOptions) -> _Scheduled:
         if id(scop) not in self._schedules:
             deps = compute_dependences(scop)
+            # (constant sizes as parameters: the scheduler's rows, legal for the whole family,
+            # are legal for this nest, and its integer programs stay small)
+            sized = size_parameters(scop)
             try:   # (the scheduler may refuse the SCoP as soon as it is built)
-                scheduler = PlutoScheduler(scop, deps, options.fusion, options.budget_s)
+                scheduler = PlutoScheduler(sized or scop, compute_dependences(sized) if sized else deps,
+                                           options.fusion, options.budget_s)
                 scheduled = _Scheduled(deps, scheduler, scheduler.schedule())
             except SchedulingFailed as why:
                 scheduled = _Scheduled(deps, None, None, why)
