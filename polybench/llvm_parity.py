@@ -3,8 +3,8 @@
     python -m polybench.llvm_parity [--dataset LARGE] [--kernels gemm,lu] [--clang clang-14]
 
 Each kernel is optimized twice with ``s2s opt --report``: from its C source, and from the module
-``clang -O1 -fno-vectorize -fno-unroll-loops -fno-inline`` makes of it. The kernel function's
-report lines are compared on what they decide: optimized or kept, the bands, the tile sizes, the
+clang makes of it with the flags of s2s-cc's LLVM way (``s2s.driver.llvm_modules.CLANG_FLAGS``).
+The kernel function's report lines are compared on what they decide: optimized or kept, the bands, the tile sizes, the
 matrix-multiply statements, the unroll-and-jam factor (not the seconds, the statement counts or
 the run-time tests, which the two ways word differently).
 """
@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 
 from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+from s2s.driver.llvm_modules import CLANG_FLAGS
 
 S2S = str(Path(sys.executable).with_name("s2s"))
-CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline")
 
 
 def decisions(stderr: str, kernel: str) -> list[str]:

@@ -713,7 +713,8 @@ class _Writer:
         u = _UINT[counted.phi.type]
         if counted.test == "!=":
             if counted.bound_offset:   # (wrapping as the counter would: 0 - 1 is the last value)
-                limits = self._range(counted.bound.name or "") if not counted.bound.is_constant else None
+                limits = self._range(counted.bound.name or "") if not counted.bound.is_constant else \
+                    _constant_range(counted.bound)
                 if limits is not None and _fits_in((limits[0] + counted.bound_offset,
                                                     limits[1] + counted.bound_offset), counted.phi.type):
                     bound = f"({bound} + {counted.bound_offset})"   # (no wrap to write)
@@ -733,6 +734,9 @@ class _Writer:
             if counted.unsigned:
                 return f"({u}){var} {counted.test} (({u}){bound} {pick} ({u}){first} ? ({u}){bound} : ({u}){first})"
             return f"{var} {counted.test} ({bound} {pick} {first} ? {bound} : {first})"
+        last = _last_of_constant_walk(counted)
+        if last is not None:
+            return f"{var} {'>=' if step < 0 else '<='} {last}"
         tested = f"({var} - {step})" if counted.bound_offset else var
         if counted.unsigned:
             tested, bound = f"({u}){tested}", f"({u}){bound}"
@@ -1456,6 +1460,48 @@ def _signed_range(type_: str | None) -> tuple[int, int] | None:
 def _fits_in(found: tuple[int, int], type_: str | None) -> bool:
     whole = _signed_range(type_)
     return whole is not None and whole[0] <= found[0] and found[1] <= whole[1]
+
+
+def _constant_range(v: Value) -> tuple[int, int] | None:
+    try:
+        value = int(v.constant)
+    except (TypeError, ValueError):
+        return None
+    return value, value
+
+
+def _last_of_constant_walk(counted: CountedLoop) -> int | None:
+    """The counter's last value in a rotated loop whose start and bound are constants, where the
+    compare's values, from the first to the one that ends the loop, neither wrap nor (for an
+    unsigned compare) leave the numbers that read alike signed and unsigned, and the first
+    value passes the compare too (so ``var >= last`` lets exactly the loop's values by); else
+    None. ``(unsigned)(j + 1) > 1`` from 998 down is ``j >= 1``."""
+    if not (counted.init.is_constant and counted.bound.is_constant):
+        return None
+    try:
+        start, bound = int(counted.init.constant), int(counted.bound.constant)
+    except (TypeError, ValueError):
+        return None
+    whole = _signed_range(counted.phi.type)
+    if whole is None:
+        return None
+    step, test = counted.step, counted.test
+    first = start - step if counted.bound_offset else start   # (the compare's value at the start)
+    if step < 0 and test in (">", ">="):
+        span = first - bound
+        fails_at = -(-span // -step) if test == ">" else span // -step + 1
+    elif step > 0 and test in ("<", "<="):
+        span = bound - first
+        fails_at = -(-span // step) if test == "<" else span // step + 1
+    else:
+        return None
+    if fails_at < 1:
+        return None
+    low, high = (0, whole[1]) if counted.unsigned else whole
+    ends = (first, first + fails_at * step, start, start + fails_at * step)
+    if not all(low <= v <= high for v in (*ends, bound)):
+        return None
+    return start + (fails_at - 1) * step
 
 
 _TRAPS = {"sdiv", "udiv", "srem", "urem"}

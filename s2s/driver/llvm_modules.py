@@ -18,11 +18,14 @@ from s2s.driver.command_line import FORTRAN, InputFile, Stage
 
 # what clang's code should look like to the LLVM front end: loops rotated and counted, not
 # vectorized or unrolled, each function its own (the user's functions are inlined by the C
-# compiler later, in the lifted C)
-CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline")
+# compiler later, in the lifted C); array elements kept in memory as the source keeps them, not
+# promoted to registers across iterations (LICM) nor loops versioned on address compares to
+# forward stored values (loop-load-elim): the C compiler does both later, on the lifted C
+AS_WRITTEN = ("-mllvm", "-disable-licm-promotion", "-mllvm", "-runtime-check-per-loop-load-elim=0")
+CLANG_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-fno-inline", *AS_WRITTEN)
 # C++ reaches its data through small inline members (``std::vector::operator[]``, ``size()``):
 # those are inlined, the functions that are not marked inline stay functions of their own
-CLANGXX_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-finline-hint-functions")
+CLANGXX_FLAGS = ("-O1", "-fno-vectorize", "-fno-unroll-loops", "-finline-hint-functions", *AS_WRITTEN)
 # what flang's code should look like to the LLVM front end: not vectorized, not unrolled, each
 # procedure its own (flang inlines a module's procedures at -O1; the C compiler may inline later)
 FLANG_FLAGS = ("-O1", "-mllvm", "-vectorize-loops=false", "-mllvm", "-unroll-runtime=false", "-mllvm",
