@@ -105,3 +105,39 @@ def test_unsigned_counters_compute_what_the_loops_compute(kernel, flags, tmp_pat
         ref = subprocess.run([str(tmp_path / "ref"), *args], capture_output=True, text=True, timeout=60, env=env)
         out = subprocess.run([str(tmp_path / "opt"), *args], capture_output=True, text=True, timeout=60, env=env)
         assert (out.returncode, out.stdout) == (ref.returncode, ref.stdout), (n, steps, built.stderr)
+
+
+WRAPPING = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+  unsigned n = (unsigned)atoi(argv[1]);
+  double *x = malloc((n + 8) * sizeof *x);
+  for (unsigned q = 0; q < n + 8; q++)
+    x[q] = q;
+  for (unsigned q = n - 1; q < n; q--)          /* ends by wrapping past 0 */
+    x[q] = 0.5 * x[q] + 1.0;
+  for (unsigned q = n - 5; q < n; q++)          /* from n - 5 wrapped (none) where n < 5 */
+    x[q + 4] = x[q + 3] * 0.25 + x[q + 4];
+  double s = 0.0;
+  for (unsigned q = 0; q < n + 8; q++)
+    s += x[q] * (double)(q % 3 + 1);
+  printf("%a\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["isl", "pluto"])
+def test_loops_that_end_by_wrapping_are_not_modelled_as_integers(mode, tmp_path):
+    src = tmp_path / "wrap.c"
+    src.write_text(WRAPPING)
+    subprocess.run([REAL_CC, "-O2", str(src), "-o", str(tmp_path / "ref")], check=True)
+    built = subprocess.run([str(s2s_cc_path()), "-O2", "--s2s-profitability=off", "--s2s-report", str(src), "-o",
+                            str(tmp_path / "opt")], env=s2s_env(mode=mode), capture_output=True, text=True, check=True)
+    assert "unsigned loop variable q may wrap around" in built.stderr, built.stderr
+    for n in (0, 1, 3, 4, 5, 6, 40):
+        ref = subprocess.run([str(tmp_path / "ref"), str(n)], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([str(tmp_path / "opt"), str(n)], capture_output=True, text=True, timeout=30)
+        assert (out.returncode, out.stdout) == (ref.returncode, ref.stdout), (n, built.stderr)

@@ -612,6 +612,16 @@ class _Model:
                 s = s.set_dim_name(isl.dim_type.set, j, dims[j])
             # (coalesced at each loop: generated code's min/max bounds multiply their pieces)
             domain = domain.intersect(s.set_tuple_name(name)).coalesce()
+            if self._wraps(loop.node.var):
+                # C's values are the model's only where none is negative, the value it leaves
+                # the loop with included (``for (unsigned q = n - 1; q < n; q--)`` ends by
+                # wrapping past 0, where the model's q would run on)
+                low = max(0, -loop.step)
+                above = lb.var(loop.node.var).ge_set(lb.const(low)).add_dims(isl.dim_type.set, len(dims) - k - 1)
+                for j in range(k + 1, len(dims)):
+                    above = above.set_dim_name(isl.dim_type.set, j, dims[j])
+                if not self._assume(domain, above.set_tuple_name(name)):
+                    raise NotAffine(f"unsigned loop variable {loop.node.var} may wrap around")
         for cond, positive in conds:
             c = b.condition(cond)
             domain = domain.intersect(c if positive else c.complement())
@@ -712,6 +722,11 @@ class _Model:
             return False
         self.assumed = together.coalesce()
         return True
+
+    def _wraps(self, name: str) -> bool:
+        """Whether C computes with ``name`` modulo 2^n (an unsigned type not promoted to int)."""
+        dtype = getattr(self.containers.get(name), "dtype", None)
+        return dtype is not None and dtype.kind is TypeKind.UNSIGNED and (dtype.bits == 0 or dtype.bits >= 32)
 
     def _known(self) -> isl.Set:
         """What C says of the parameters: an unsigned one is not negative."""

@@ -87,16 +87,15 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             outcomes.append(_outcome(scop, ident, False, note, choice.steps))
             continue
         guard = None
-        assumed = None
-        if schedule is not None:
-            try:
-                guard = no_overlap_condition(scop)
-                assumed = assumed_condition(scop)
-            except Uncheckable as why:
-                # the user's code stays exactly as written: its order is the only one known right
-                outcomes.append(_outcome(scop, ident, False,
-                                            f"original code kept: pointer arrays may overlap ({why})"))
-                continue
+        try:
+            # (the user's order, regenerated, needs no overlap test; the model describes the
+            # code only where what it assumes of the parameters holds, whatever the order)
+            guard = no_overlap_condition(scop) if schedule is not None else None
+            assumed = assumed_condition(scop)
+        except Uncheckable as why:
+            # the user's code stays exactly as written: its order is the only one known right
+            outcomes.append(_outcome(scop, ident, False, f"original code kept: pointer arrays may overlap ({why})"))
+            continue
         work_guard = _work_guard(choice) if schedule is not None else None
         if expansion is not None:
             containers.extend(expansion.containers)
