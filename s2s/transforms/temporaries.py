@@ -11,8 +11,9 @@ value is recomputed where it is read (gcc computes it once again), and the nest 
 column sums. A scalar ``t`` the SCoP declares is so written in when
 - one statement ``W`` writes it, as one computation ``t = e`` of no call (or it is read once)
   and of containers nothing in the SCoP writes (so ``e`` means the same where it is read);
-- every read of ``t`` is in a statement of the same loops as ``W`` and reads the value ``W``
-  wrote in the same iteration (isl's exact dataflow), never one from before the SCoP;
+- every read of ``t`` is in a statement of the same loops as ``W``, or of loops inside them
+  (then ``e`` has no call), and reads the value ``W`` wrote in the same iteration of ``W``'s
+  loops (isl's exact dataflow), never one from before the SCoP;
 and each statement that reads it does so through one computation. ``e`` goes in converted to
 the type of ``t``, as the store did; ``W`` and the declaration of ``t`` go.
 """
@@ -74,18 +75,20 @@ def _plan(scop: Scop, name: str, written: set[str]) -> tuple[Statement, list[Sta
     (tasklet,) = tasklets
     read = {e.data for e in w.block.graph.in_edges(tasklet.id)}
     uses = 0
+    deeper = False   # (a reader in a loop inside W's: e is computed again in each of its iterations)
     for r in readers:
         if any(wr and m.get_tuple_name(isl.dim_type.out) == name for wr, m in r.accesses):
             return None
-        if [l.node.id for l in r.loops] != [l.node.id for l in w.loops]:
+        if [l.node.id for l in r.loops[:len(w.loops)]] != [l.node.id for l in w.loops]:
             return None
+        deeper = deeper or len(r.loops) > len(w.loops)
         into = [n for n in r.block.graph.nodes if isinstance(n, Tasklet)
                 and any(e.data == name for e in r.block.graph.in_edges(n.id))]
         if len(into) != 1:
             return None
         connectors = {e.dst_conn for e in r.block.graph.in_edges(into[0].id) if e.data == name}
         uses += sum(1 for n in ex.walk(into[0].expr) if isinstance(n, Sym) and n.name in connectors)
-    if read & written or name in read or (uses > 1 and ex.calls(tasklet.expr)):
+    if read & written or name in read or ((uses > 1 or deeper) and ex.calls(tasklet.expr)):
         return None
     flow = own_flow(scop, name)
     if flow is None or len(flow) == 0:
