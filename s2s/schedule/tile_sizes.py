@@ -23,6 +23,7 @@ length do.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import islpy as isl
 
@@ -154,7 +155,7 @@ def _walks(stmts: list[Statement], members: list[Row], innermost: int,
             continue      # fewer loops than the band: it moves with members it shares
         directions = directions[len(around):]
         for _, access in st.accesses:
-            subscripts = access_subscripts(access, st)
+            subscripts = _moving_subscripts(access, st)
             if subscripts is None:
                 return None
             moves = [{j for j, d in enumerate(directions) if sum(c * x for c, x in zip(sub, d))}
@@ -163,6 +164,40 @@ def _walks(stmts: list[Statement], members: list[Row], innermost: int,
             across_rows = bool(moves) and innermost in moved and innermost not in moves[-1]
             walks.add(_Walk(access.get_tuple_name(isl.dim_type.out), moved, across_rows))
     return walks
+
+
+def _moving_subscripts(access: isl.Map, st: Statement) -> list[list[Fraction]] | None:
+    """The iterator coefficients of each subscript of ``access``, as the cache model needs them
+    (which loops move it, and by about how much): ``floor(e / d)`` as ``e / d``; of pieces, per
+    subscript and loop the largest coefficient of any piece (a clamped row,
+    ``i / 2 + 1 < m ? i / 2 + 1 : m - 1``, moves with i). None where isl cannot say."""
+    exact = access_subscripts(access, st)
+    if exact is not None:
+        return [[Fraction(c) for c in sub] for sub in exact]
+    try:
+        pma = isl.PwMultiAff.from_map(access)
+    except isl.Error:
+        return None
+    n = len(st.iterators)
+    merged: list[list[Fraction]] = []
+
+    def piece(_set: isl.Set, ma: isl.MultiAff) -> None:
+        rows = [_rational_coefficients(ma.get_at(k), n) for k in range(ma.dim(isl.dim_type.out))]
+        merged[:] = rows if not merged else [[a if abs(a) >= abs(b) else b for a, b in zip(old, new)]
+                                             for old, new in zip(merged, rows)]
+
+    pma.foreach_piece(piece)
+    return merged or None
+
+
+def _rational_coefficients(aff: isl.Aff, n: int) -> list[Fraction]:
+    coefficients = [Fraction(str(aff.get_coefficient_val(isl.dim_type.in_, v))) for v in range(n)]
+    for d in range(aff.dim(isl.dim_type.div)):
+        times = Fraction(str(aff.get_coefficient_val(isl.dim_type.div, d)))
+        if times:
+            inner = _rational_coefficients(aff.get_div(d), n)
+            coefficients = [c + times * x for c, x in zip(coefficients, inner)]
+    return coefficients
 
 
 def _footprint(moved_by: dict[str, set[int]], sizes: list[int]) -> int:
