@@ -79,6 +79,24 @@ static void kernel(int n, const double *a, const double *b, double *d)
   }
 }
 """,
+    "a helper over a variably modified array, its extent an expression": """
+static double block_sum(int m, const double x[m][m])
+{
+  double s = 0.0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++)
+      s += x[i][j] * x[j][i];
+  return s;
+}
+static void kernel(int n, const double *a, const double *b, double *d)
+{
+  for (int c = 0; c < 3; c++) {
+    for (int i = 0; i < n; i++)
+      d[i] = d[i] * 0.5 + b[i];
+    d[n + c] = block_sum(n / 8 + c, (const double (*)[n / 8 + c])a);
+  }
+}
+""",
 }
 
 

@@ -68,6 +68,10 @@ def inlined_call(item: c_ast.Node, definitions: dict[str, c_ast.FuncDef], fresh:
         else:
             declared.append(_declaration(p, renames[p.name], copy.deepcopy(arg)))
     names = {old: c_ast.ID(new) for old, new in renames.items() if old not in values}
+    for d in declared:   # (the extents of a pointer to rows name the helper's parameters)
+        for t in walk(d.type):
+            if isinstance(t, c_ast.ArrayDecl) and t.dim is not None:
+                t.dim = substitute_names(t.dim, {**names, **values})
     statements = [substitute_names(copy.deepcopy(s), {**names, **values}) for s in body[:-1]]
     result = substitute_names(copy.deepcopy(body[-1].expr), {**names, **values})
     result_type = copy.deepcopy(func.decl.type.type)
@@ -144,6 +148,8 @@ def _inlinable(func: c_ast.FuncDef, params: list[c_ast.Decl], caller_declares: C
 def _declaration(param: c_ast.Decl, name: str, value: c_ast.Node) -> c_ast.Decl:
     decl = copy.deepcopy(param)
     decl.name, decl.init = name, value
+    if isinstance(decl.type, c_ast.ArrayDecl):   # (an array parameter is a pointer to its rows)
+        decl.type = c_ast.PtrDecl([q for q in decl.type.dim_quals or [] if q != "static"], decl.type.type)
     for n in walk(decl.type):
         if isinstance(n, c_ast.TypeDecl):
             n.declname = name
