@@ -40,6 +40,7 @@ from s2s.ir import (
     For, IfElse, Memlet, Opaque, Scalar, SizeOf, Sequence, Storage, Sym, Tasklet, Ternary, copy_graph, scalar_type,
 )
 from s2s.schedule.codegen import ast_expr_to_ir, signed_parameters
+from s2s.time_limit import isl_operation_limit
 
 
 @dataclass(frozen=True)
@@ -216,13 +217,22 @@ def _one_affine(f: isl.PwAff) -> isl.Aff | None:
     return None
 
 
+BOX_OPERATIONS = 2_000_000   # isl's steps to tell whether an expanded array's copy back is a box
+
+
 def _is_box(elements: isl.Set) -> bool:
     """Whether the copy back's loops, one per dimension from its least to its greatest value,
     visit exactly ``elements``: each dimension's bounds are independent of the others (the set
     is a product; the conditions on the parameters alone, a scalar's ``m > 0``, guard the copy
     back), and no dimension skips values (``A[j]`` for j = 0, 3, 6: a stride)."""
-    hull = isl.Set.from_basic_set(elements.polyhedral_hull())
-    return is_product(elements) and hull.is_equal(elements)
+    try:
+        # (the hull of a flat array's elements written through a permuted linearization of
+        # run-time sizes, f[(q * 200 + x) * 150 + y] with x < nx, ran for minutes)
+        with isl_operation_limit(BOX_OPERATIONS):
+            hull = isl.Set.from_basic_set(elements.polyhedral_hull())
+            return is_product(elements) and hull.is_equal(elements)
+    except isl.Error:
+        return False
 
 
 def expand(scop: Scop, scratch: list[ScratchArray]) -> Expansion | None:
