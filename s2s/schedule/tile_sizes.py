@@ -218,12 +218,12 @@ def _extent(member: Row, stmts: list[Statement], domains: dict[str, isl.Set] | N
 
 def sweep_footprint(stmts: list[Statement], members: list[Row], innermost: int,
                     domains: dict[str, isl.Set]) -> Footprint | None:
-    """``untiled_footprint`` of one statement's band of two loops whose extents are known only
-    at run time (and any of constant extents: an image's channels), taking them as at most
-    ASSUMED_EXTENT, where it sweeps along rows (no access walks across them): a filter's or a
-    stencil step's reuse, between neighbouring rows, stays in cache untiled. None for any other
-    band."""
-    if len(stmts) != 1 or len(members) < 2:
+    """``untiled_footprint`` of a band of two loops whose extents are known only at run time
+    (and any of constant extents: an image's channels), taking them as at most ASSUMED_EXTENT,
+    where it sweeps along rows (no access walks across them): a filter's or a stencil step's
+    reuse, between neighbouring rows, stays in cache untiled, and so does a map over pixels
+    that stores several planes. None for any other band."""
+    if len(members) < 2:
         return None
     if sum(_extent(m, stmts, domains) is None for m in members) > 2:
         return None
