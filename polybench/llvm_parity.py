@@ -1,12 +1,14 @@
 """Whether the LLVM front end leads the optimizer to the C front end's decisions on PolyBench.
 
-    python -m polybench.llvm_parity [--dataset LARGE] [--kernels gemm,lu] [--clang clang-14]
+    python -m polybench.llvm_parity [--dataset LARGE] [--kernels gemm,lu] [--clang clang-14] [--way constants]
 
 Each kernel is optimized twice with ``s2s opt --report``: from its C source, and from the module
-clang makes of it with the flags of s2s-cc's LLVM way (``s2s.driver.llvm_modules.CLANG_FLAGS``).
-The kernel function's report lines are compared on what they decide: optimized or kept, the bands, the tile sizes, the
-matrix-multiply statements, the unroll-and-jam factor (not the seconds, the statement counts or
-the run-time tests, which the two ways word differently).
+clang makes of it with the flags of s2s-cc's LLVM way (``s2s.driver.llvm_modules.CLANG_FLAGS``);
+with ``--way constants``, from the C source with constant loop bounds instead (what clang makes
+of the static kernels). The kernel function's report lines are compared on what they decide:
+optimized or kept, the bands, the tile sizes, the matrix-multiply statements, the unroll-and-jam
+factor (not the seconds, the statement counts or the run-time tests, which the two ways word
+differently).
 """
 from __future__ import annotations
 
@@ -45,16 +47,27 @@ def decisions(stderr: str, kernel: str) -> list[str]:
     return sorted(out)
 
 
-def compare(kernel: str, dataset: str, clang: str, tmp: Path) -> tuple[list[str], list[str]]:
+def _from_c(kernel: str, flags: list[str], out: Path) -> list[str]:
+    source = kernel_source(KERNELS[kernel])
+    made = subprocess.run([S2S, "opt", str(source), "-o", str(out), "--report", "--cc", "cc " + " ".join(flags)],
+                          capture_output=True, text=True)
+    return decisions(made.stderr, kernel)
+
+
+def compare(kernel: str, dataset: str, clang: str, tmp: Path, way: str = "llvm") -> tuple[list[str], list[str]]:
+    """The decisions from the C source, and those the other way: through LLVM IR, or (``way``
+    ``constants``) from the C source with its sizes as constants in the loop bounds
+    (``POLYBENCH_USE_SCALAR_LB``, what clang propagates into the static kernels)."""
     source = kernel_source(KERNELS[kernel])
     flags = [f"-D{dataset}_DATASET", f"-I{SUITE_ROOT / 'utilities'}", f"-I{source.parent}"]
-    from_c = subprocess.run([S2S, "opt", str(source), "-o", str(tmp / f"{kernel}.c"), "--report", "--cc",
-                             "cc " + " ".join(flags)], capture_output=True, text=True)
+    from_c = _from_c(kernel, flags, tmp / f"{kernel}.c")
+    if way == "constants":
+        return from_c, _from_c(kernel, [*flags, "-DPOLYBENCH_USE_SCALAR_LB"], tmp / f"{kernel}.lb.c")
     module = tmp / f"{kernel}.ll"
     subprocess.run([clang, *CLANG_FLAGS, *flags, "-S", "-emit-llvm", str(source), "-o", str(module)], check=True)
     from_llvm = subprocess.run([S2S, "opt", str(module), "-o", str(tmp / f"{kernel}.ll.c"), "--report"],
                                capture_output=True, text=True)
-    return decisions(from_c.stderr, kernel), decisions(from_llvm.stderr, kernel)
+    return from_c, decisions(from_llvm.stderr, kernel)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,17 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", default="LARGE")
     parser.add_argument("--kernels", default="", help="comma-separated (default: all 30)")
     parser.add_argument("--clang", default=shutil.which("clang") or shutil.which("clang-14") or "clang")
+    parser.add_argument("--way", choices=("llvm", "constants"), default="llvm",
+                        help="what to compare the C source's decisions with (default: through LLVM IR)")
     args = parser.parse_args(argv)
     kernels = [k for k in args.kernels.split(",") if k] or list(KERNELS)
     same = 0
     with tempfile.TemporaryDirectory(prefix="s2s-parity-") as tmp:
         for kernel in kernels:
-            c, llvm = compare(kernel, args.dataset, args.clang, Path(tmp))
+            c, llvm = compare(kernel, args.dataset, args.clang, Path(tmp), args.way)
             alike = c == llvm and bool(c)
             same += alike
             print(f"{kernel:16s} {'same' if alike else 'differs'}", flush=True)
             if not alike:
-                print(f"    C:    {c}\n    LLVM: {llvm}")
+                print(f"    C:    {c}\n    {'LLVM' if args.way == 'llvm' else 'sizes'}: {llvm}")
     print(f"same decisions: {same}/{len(kernels)}")
     return 0
 

@@ -222,8 +222,9 @@ def sweep_footprint(stmts: list[Statement], members: list[Row], innermost: int,
     (and any of constant extents: an image's channels), taking them as at most ASSUMED_EXTENT,
     where it sweeps along rows (no access walks across them): a filter's or a stencil step's
     reuse, between neighbouring rows, stays in cache untiled, and so does a map over pixels
-    that stores several planes. None for any other band."""
-    if len(members) < 2:
+    that stores several planes (statements that each write an element per point). None for
+    any other band."""
+    if len(members) < 2 or len(stmts) > 1 and not all(_maps_along(st, members, innermost) for st in stmts):
         return None
     if sum(_extent(m, stmts, domains) is None for m in members) > 2:
         return None
@@ -235,6 +236,20 @@ def sweep_footprint(stmts: list[Statement], members: list[Row], innermost: int,
         bounded[name] = domain
     footprint = untiled_footprint(stmts, members, innermost, bounded)
     return footprint if footprint is not None and footprint.strided == 0 else None
+
+
+def _maps_along(st: Statement, members: list[Row], innermost: int) -> bool:
+    """Whether every element ``st`` writes moves with the innermost member (a map over the sweep's
+    points, not a sum along its rows, whose tiles keep the sums' row in L1)."""
+    directions = member_directions(st, members)
+    if directions is None:
+        return False
+    for is_write, access in st.accesses:
+        subscripts = _moving_subscripts(access, st) if is_write else None
+        if is_write and (subscripts is None or not any(
+                sum(c * x for c, x in zip(sub, directions[innermost])) for sub in subscripts)):
+            return False
+    return True
 
 
 def member_range(member: Row, stmts: list[Statement],
