@@ -216,6 +216,12 @@ def _constant(e: ex.Expr | None) -> int | None:
     return value.as_aff().get_constant_val().to_python() if value.is_cst() else None
 
 
+def wraps(containers: Mapping, name: str) -> bool:
+    """Whether C computes with the variable ``name`` modulo 2^n (``ScalarType.wraps``)."""
+    dtype = getattr(containers.get(name), "dtype", None)
+    return dtype is not None and dtype.wraps
+
+
 def _union_set(sets) -> isl.UnionSet:
     out = None
     for s in sets:
@@ -612,7 +618,7 @@ class _Model:
                 s = s.set_dim_name(isl.dim_type.set, j, dims[j])
             # (coalesced at each loop: generated code's min/max bounds multiply their pieces)
             domain = domain.intersect(s.set_tuple_name(name)).coalesce()
-            if self._wraps(loop.node.var):
+            if wraps(self.containers, loop.node.var):
                 # C's values are the model's only where none is negative, the value it leaves
                 # the loop with included (``for (unsigned q = n - 1; q < n; q--)`` ends by
                 # wrapping past 0, where the model's q would run on)
@@ -722,11 +728,6 @@ class _Model:
             return False
         self.assumed = together.coalesce()
         return True
-
-    def _wraps(self, name: str) -> bool:
-        """Whether C computes with ``name`` modulo 2^n (an unsigned type not promoted to int)."""
-        dtype = getattr(self.containers.get(name), "dtype", None)
-        return dtype is not None and dtype.kind is TypeKind.UNSIGNED and (dtype.bits == 0 or dtype.bits >= 32)
 
     def _known(self) -> isl.Set:
         """What C says of the parameters: an unsigned one is not negative."""

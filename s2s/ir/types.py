@@ -39,6 +39,12 @@ class ScalarType:
     def is_float(self) -> bool:
         return self.kind is TypeKind.FLOAT
 
+    @property
+    def wraps(self) -> bool:
+        """Whether C computes with it modulo 2^n: unsigned, and not promoted to int (``size_t``,
+        ``unsigned``; of unknown width, a typedef of the user's, too)."""
+        return self.kind is TypeKind.UNSIGNED and (self.bits == 0 or self.bits >= 32)
+
     def __str__(self) -> str:
         return self.spelling
 

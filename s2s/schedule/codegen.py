@@ -12,7 +12,7 @@ import itertools
 
 import islpy as isl
 
-from s2s.analysis.scop import Scop
+from s2s.analysis.scop import Scop, wraps
 from s2s.ir import (
     Binary, Block, Call, Cast, Const, ControlNode, Declare, Expr, For, IfElse, Map, Range, Scalar, Schedule, Sequence,
     Sym, Tasklet, Ternary, TypeKind, Unary, expr as ex, walk,
@@ -45,19 +45,11 @@ def negate(e: Expr) -> Expr:
     return Unary("-", e)
 
 
-def wraps(scop: Scop, name: str) -> bool:
-    """Whether C computes with the SCoP's variable ``name`` modulo 2^n: an unsigned type that
-    does not promote to int (``size_t``, ``unsigned``)."""
-    data = scop.sdfg.container_map.get(name)
-    dtype = getattr(data, "dtype", None)
-    return dtype is not None and dtype.kind is TypeKind.UNSIGNED and (dtype.bits == 0 or dtype.bits >= 32)
-
-
 def signed_parameters(scop: Scop) -> dict[str, Expr]:
     """The renaming of isl's expressions that reads unsigned parameters as ``(long long)p``:
     their bounds and conditions subtract and compare (``-n + c1 + 3``, ``n - 2 > 0``), which C
     would do modulo 2^64 in the parameter's own type."""
-    return {p: Cast("long long", Sym(p)) for p in scop.params if wraps(scop, p)}
+    return {p: Cast("long long", Sym(p)) for p in scop.params if wraps(scop.sdfg.container_map, p)}
 
 
 def ast_expr_to_ir(e: isl.AstExpr, rename: dict[str, Expr]) -> Expr:
@@ -217,7 +209,7 @@ class _Generator:
             v.operand.name for v in rename.values() if isinstance(v, Unary) and isinstance(v.operand, Sym)}
         if ok and len(candidates) == 1:
             ((name, sign),) = candidates
-            if name not in taken and not wraps(self.scop, name):   # (an unsigned one: a fresh int)
+            if name not in taken and not wraps(self.scop.sdfg.container_map, name):   # (an unsigned one: a fresh int)
                 return name, sign
         return self._fresh_var(iterator, taken), 1
 
@@ -233,9 +225,10 @@ class _Generator:
     def _user(self, call: isl.AstExpr, rename: dict[str, Expr]) -> Block:
         stmt = self.statements[call.get_op_arg(0).get_id().get_name()]
         values = [ast_expr_to_ir(call.get_op_arg(k), rename) for k in range(1, call.get_op_n_arg())]
+        containers = self.scop.sdfg.container_map
         # (a variable of an unsigned type keeps it: ``i - 5`` in the statement wraps as written)
-        mapping = {var: Cast(str(self.scop.sdfg.container_map[var].dtype), v)
-                   if wraps(self.scop, var) and v != Sym(var) else v for var, v in zip(stmt.iterators, values)}
+        mapping = {var: Cast(str(containers[var].dtype), v) if wraps(containers, var) and v != Sym(var) else v
+                   for var, v in zip(stmt.iterators, values)}
         identity = all(v == Sym(k) for k, v in mapping.items())
         block = stmt.block if identity else substitute_block(stmt.block, mapping)
         return dataclasses.replace(block, id=self._id(stmt.block.id))
