@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from s2s.ir import Scalar, Tasklet, expr as ex
+from s2s.ir import Scalar, expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.dependences import conflicting_arrays, loop_info
 from s2s.analysis.privatization import privatizable
@@ -566,7 +566,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     tree_options = TreeOptions(tile=options.tile, tile_sizes=options.tile_sizes,
                                tile_budget_bytes=options.tile_budget_bytes, l1_bytes=options.l1_bytes,
                                parallel=options.parallel,
-                               wavefront=options.wavefront, simd=options.simd and not _calls(scop), kernels=kernels,
+                               wavefront=options.wavefront, simd=options.simd, kernels=kernels,
                                streaming_bands=streaming, jams=jams, band_plans=options.band_plans,
                                chains_pay_anywhere=not options.accumulators_in_memory)
     report = TreeReport()
@@ -700,17 +700,6 @@ def _without(what: str, scop: Scop, deps: Dependences, sched: PlutoSchedule, tre
 def _jams(scop: Scop, deps: Dependences, sched: PlutoSchedule, options: OptimizeOptions) -> JamRows:
     """The rows of ``sched`` to unroll and jam over the loops inside them (outer_jam.py)."""
     return jammable_rows(scop, deps, sched, rows_map(scop, sched.rows)) if options.tile else ()
-
-
-# what compilers vectorize as instructions; other calls in an ``omp simd`` loop (``sqrtf``, which
-# may set errno) make clang warn that the loop was not vectorized, an error under -Werror
-_VECTOR_CALLS = frozenset({"fabs", "fabsf", "fmin", "fminf", "fmax", "fmaxf", "min", "max"})
-
-
-def _calls(scop: Scop) -> bool:
-    """Whether a statement of ``scop`` calls a function compilers do not vectorize as written."""
-    return any(ex.calls(n.expr) - _VECTOR_CALLS for st in scop.statements for n in st.block.graph.nodes
-               if isinstance(n, Tasklet))
 
 
 def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoScheduler,
