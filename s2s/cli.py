@@ -458,6 +458,17 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
     return 1 if summary.bad else 0
 
 
+class _TuneApart(argparse.Action):
+    """--cluster and --transfer, which do not go together (transfer tuning runs here): said whichever
+    of the two comes first."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, "transfer" if self.dest == "cluster" else "cluster", None):
+            parser.error("--transfer does not run on a cluster (not supported): give --cluster or --transfer, "
+                         "not both")
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
 def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", nargs="?", help="the C program (one file), unless --polybench")
     p.add_argument("--polybench", metavar="KERNEL", help="a kernel of our PolyBench suite, timed by itself")
@@ -475,7 +486,11 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                    help="tpe: Optuna's TPE sampler over every knob (default); local: one knob of the best "
                         "recipe at a time")
     p.add_argument("--workers", type=int, default=1,
-                   help="candidates built at a time (default 1); they still run one at a time")
+                   help="candidates built at a time here (default 1); they still run one at a time")
+    p.add_argument("--cluster", metavar="ADDRESS", action=_TuneApart, default=None,
+                   help="build and run the candidates on the workers of this Dask cluster (dask://HOST:PORT), one "
+                        "per worker at a time, as many at a time as it has workers; they read the program's files "
+                        "at the same paths; not with --transfer (pip install 's2s[cluster]')")
     p.add_argument("--no-time-nests", action="store_true",
                    help="time the whole program, not the loop nests a candidate changes")
     p.add_argument("--timeout-factor", type=float, default=1.5,
@@ -484,7 +499,7 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default="tuned-recipes.json", help="the best recipes (default: tuned-recipes.json)")
     p.add_argument("--csv", metavar="FILE", help="every evaluation, one row each")
     p.add_argument("--plot", metavar="FILE", help="the best speedup over the evaluations (PNG)")
-    p.add_argument("--transfer", action="store_true",
+    p.add_argument("--transfer", action=_TuneApart, nargs=0, default=False,
                    help="instead of searching, try the recipes of the nearest tuned nests of the database")
     p.add_argument("--topk", type=int, default=3, help="with --transfer: neighbours tried per loop nest (default 3)")
     p.add_argument("--exclude-program", metavar="NAME", action="append", default=[],
@@ -498,7 +513,9 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                 "or one knob of the best recipe at a time); each candidate is built with s2s-cc --s2s-recipes, "
                 "run, and its output compared with the default build's, byte for byte; it is timed on the loop "
                 "nests it changes (s2s-cc --s2s-time-nests). The tuned recipes are stored in the recipe database "
-                "(s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md).")
+                "(s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md). With "
+                "--cluster the candidates are built and run on a Dask cluster's workers, their times converted to "
+                "those of the first worker's machine (docs/recipes.md, Tuning on a cluster).")
 
 
 def _run_tune(ns: argparse.Namespace) -> int:
@@ -578,7 +595,7 @@ def _tune(ns: argparse.Namespace, program, progress) -> int:
                       file=sys.stderr)
         else:
             result = autotune(program, ns.budget, ns.repeat, ns.timeout_factor, seed=ns.seed, progress=progress,
-                              workers=ns.workers, search=ns.search)
+                              workers=ns.workers, search=ns.search, cluster=ns.cluster)
             if not ns.no_record:
                 with RecipeDB(ns.db) as db:
                     ids = record(db, program, result, name, ns.dataset if ns.polybench else "", features)

@@ -63,9 +63,10 @@ def _profile(program: Program):
 def record(db: RecipeDB, program: Program, result: TuneResult, name: str, dataset: str = "",
            features: dict[str, ScopFeatures] | None = None) -> list[int]:
     """Store the tuned recipe of each tunable SCoP of ``program`` (``result`` of ``autotune``)
-    with its features: the rows' ids."""
+    with its features: the rows' ids, filed under the machine ``result``'s times are of (a
+    cluster's workers', ``cluster.py``; else this host)."""
     features = features if features is not None else nest_features(program)
-    machine = machine_features()
+    machine = result.machine_features if result.machine_features is not None else machine_features()
     default = {r.scop: r for r in (result.default or default_recipes(program)).recipes}
     provenance = dataclasses.asdict(result.best.provenance)
     ids = []
@@ -77,7 +78,8 @@ def record(db: RecipeDB, program: Program, result: TuneResult, name: str, datase
                                                                else None))
         ids.append(db.add(NestRecord(
             scop=recipe.scop, function=recipe.function, program=name, target=program.target,
-            machine=machine_fingerprint(), params=dict(f.params), dataset=dataset, features_version=FEATURES_VERSION,
+            machine=result.machine or machine_fingerprint(), params=dict(f.params), dataset=dataset,
+            features_version=FEATURES_VERSION,
             features=f.values, statements=f.statements,
             machine_features=machine, recipe=recipe_json(recipe.steps),
             default_recipe=recipe_json(default[recipe.scop].steps if recipe.scop in default else ()),

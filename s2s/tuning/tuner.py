@@ -18,7 +18,9 @@ as its time (``time_from_output``: a PolyBench kernel built with ``-DPOLYBENCH_T
 arrays are then compared from the dump it writes to stderr).
 
 With ``workers`` above 1 the candidates come in rounds of that many, built side by side; they
-are run one at a time, with nothing else building, so that no build disturbs a timing.
+are run one at a time, with nothing else building, so that no build disturbs a timing. Where they
+are built and run is an evaluator's business (``cluster.py``): here, or on the workers of a Dask
+cluster (``cluster``), one candidate per worker at a time.
 """
 from __future__ import annotations
 
@@ -32,13 +34,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from s2s.tuning.recipe import Provenance, RecipeBook
 from s2s.tuning.search import neighbour
+
+if TYPE_CHECKING:
+    from s2s.tuning.cluster import Evaluator
 
 
 RUNNERS_UP = 3    # the right candidates, not kept, that the search may start a move from
@@ -120,6 +124,8 @@ class Evaluation:
     kept: bool = False
     detail: str = ""
     speedup: float | None = None     # over the default recipe, on what differs between them
+    worker: str = ""                 # the cluster's worker that built and ran it ("": here)
+    machine: str = ""                # that worker's machine fingerprint ("": here)
 
 
 @dataclass
@@ -133,6 +139,10 @@ class TuneResult:
     default: RecipeBook | None = None   # the rules' recipes, the best was measured against
     confirmed: bool = True            # the best's gain held when timed again beside the default
     nest_seconds: dict[str, tuple[float, float]] = field(default_factory=dict)   # by SCoP: (default, best)
+    # the machine the times are of, where it is not this host (tuned on a cluster's workers)
+    machine: str | None = None
+    machine_features: dict[str, float] | None = None
+    search_seconds: float = 0.0       # of ``wall_seconds``, the search's (not the default's runs, nor the confirmation)
 
     @property
     def speedup(self) -> float:
@@ -158,14 +168,15 @@ class Baseline:
         return self.timing.spread()
 
 
-def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: float = 1.5) -> Baseline:
-    """The default recipe built and run ``repeat`` times; without nest timers when the timed
-    build does not build or run."""
-    default = default_recipes(program)
-    reference, timing = build_and_run(program, default, work / "default", repeat, timeout=None)
+def baseline(program: Program, work: Path, repeat: int = 3, timeout_factor: float = 1.5,
+             book: RecipeBook | None = None, name: str = "default") -> Baseline:
+    """The default recipe (``book``: the one another machine found) built as ``work``/``name``
+    and run ``repeat`` times; without nest timers when the timed build does not build or run."""
+    default = book or default_recipes(program)
+    reference, timing = build_and_run(program, default, work / name, repeat, timeout=None)
     if isinstance(reference, str) and program.time_nests:
         program = dataclasses.replace(program, time_nests=False)
-        reference, timing = build_and_run(program, default, work / "default", repeat, timeout=None)
+        reference, timing = build_and_run(program, default, work / name, repeat, timeout=None)
     if isinstance(reference, str):
         raise RuntimeError(f"the default build does not run: {reference}")
     return Baseline(program, default, reference, timing, max(1.0, timeout_factor * max(timing.walls)))
@@ -199,15 +210,26 @@ def _evaluate(program: Program, candidate: Candidate, base: Baseline, repeat: in
     """One candidate run, checked against the default's output and timed; ``kept`` when it beats
     ``best`` on what differs between them by ``min_gain`` and by more than the default's spread."""
     if not isinstance(candidate.exe, Path):
-        return Evaluation(number, change, candidate.exe.split(":")[0], detail=candidate.exe), None
+        return failed(number, change, candidate.exe), None
     output, timing = run_built(program, candidate.exe, repeat, base.timeout)
     if isinstance(output, str):
-        return Evaluation(number, change, output.split(":")[0], detail=output), None
+        return failed(number, change, output), None
     if output != base.output:
         return Evaluation(number, change, "wrong output"), None
-    seconds, reference, timed = compared(timing, best.timing, differing(candidate.book, best.book))
-    mine, default, _ = compared(timing, base.timing, differing(candidate.book, base.book))
-    kept = seconds < reference * (1 - max(min_gain, base.timing.spread(timed)))
+    return timed(number, change, candidate.book, timing, base, best, min_gain)
+
+
+def failed(number: int, change: str, why: str) -> Evaluation:
+    """A candidate that did not build or run: ``why`` starts with its status."""
+    return Evaluation(number, change, why.split(":")[0], detail=why)
+
+
+def timed(number: int, change: str, book: RecipeBook, timing: Timing, base: Baseline, best: Standing,
+          min_gain: float) -> tuple[Evaluation, Timing]:
+    """A right candidate's evaluation from its times (in the units of ``base``'s machine)."""
+    seconds, reference, scops = compared(timing, best.timing, differing(book, best.book))
+    mine, default, _ = compared(timing, base.timing, differing(book, base.book))
+    kept = seconds < reference * (1 - max(min_gain, base.timing.spread(scops)))
     return Evaluation(number, change, "ok", seconds, kept, speedup=default / mine if mine > 0 else None), timing
 
 
@@ -217,57 +239,64 @@ SEARCHES = ("tpe", "local")
 def autotune(program: Program, budget: int = 20, repeat: int = 3, timeout_factor: float = 1.5,
              min_gain: float = 0.05, seed: int = 0, workdir: Path | None = None,
              progress: Callable[[Evaluation, float], None] | None = None, workers: int = 1,
-             search: str = "tpe") -> TuneResult:
+             search: str = "tpe", cluster: str | None = None) -> TuneResult:
     """Search recipes for ``program``'s first source within ``budget`` evaluations, ``workers``
     candidates built at a time, by Optuna's TPE (``tpe.py``) or the local search of
-    ``search.neighbour``."""
+    ``search.neighbour``; with ``cluster`` (``dask://HOST:PORT``) on that Dask cluster's workers,
+    as many candidates at a time as it has workers (``cluster.DaskEvaluator``)."""
+    from s2s.tuning.cluster import evaluator   # (cluster.py builds on this module)
+
     if search not in SEARCHES:
         raise ValueError(f"unknown search {search!r} (known: {', '.join(SEARCHES)})")
     started = time.monotonic()
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-tune-"))
     work.mkdir(parents=True, exist_ok=True)
-    base = baseline(program, work, repeat, timeout_factor)
-    session = Session(base.program, base, work, repeat, min_gain, progress, workers)
-    with session:
-        if search == "tpe":
-            _tpe(session, budget, seed)
-        else:
-            _local(session, budget, seed)
-    best = session.best
-    result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book,
-                        session.evaluations, default=base.book)
-    return confirmed(base.program, base, result, repeat, min_gain, work, started)
+    with evaluator(cluster, workers) as where:
+        base = where.baseline(program, work, repeat, timeout_factor)
+        searching = time.monotonic()
+        with Session(base.program, base, work, repeat, min_gain, progress, where.slots, where) as session:
+            if search == "tpe":
+                _tpe(session, budget, seed)
+            else:
+                _local(session, budget, seed)
+        best = session.best
+        result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book,
+                            session.evaluations, default=base.book, machine=where.machine,
+                            machine_features=where.machine_features, search_seconds=time.monotonic() - searching)
+        return where.confirmed(base.program, base, result, repeat, min_gain, work, started)
 
 
 class Session:
-    """The candidates of one tuning: built ``workers`` at a time, then run one at a time, each
-    checked and timed against the best so far, which it replaces when ``_evaluate`` keeps it."""
+    """The candidates of one tuning, ``workers`` at a time: built and run where ``evaluator`` says
+    (default: built here side by side, then run one at a time), each checked and timed against the
+    best so far, which it replaces when it is kept."""
 
     def __init__(self, program: Program, base: Baseline, work: Path, repeat: int, min_gain: float,
-                 progress: Callable[[Evaluation, float], None] | None, workers: int):
+                 progress: Callable[[Evaluation, float], None] | None, workers: int,
+                 evaluator: Evaluator | None = None):
+        from s2s.tuning.cluster import LocalEvaluator   # (cluster.py builds on this module)
+
         self.program, self.base, self.work, self.repeat, self.min_gain = program, base, work, repeat, min_gain
         self.progress, self.workers = progress, max(1, workers)
         self.best = Standing(base.book, base.timing)
         self.evaluations: list[Evaluation] = []
-        self.pool = ThreadPoolExecutor(self.workers)
+        self.owned = evaluator is None            # (an evaluator given outlives the session)
+        self.evaluator = LocalEvaluator(self.workers) if evaluator is None else evaluator
 
     def __enter__(self) -> "Session":
         return self
 
     def __exit__(self, *exc) -> None:
-        self.pool.shutdown()
+        if self.owned:
+            self.evaluator.close()
 
     def evaluated(self, changes: list[tuple[str, RecipeBook]]) -> list[tuple[Evaluation, Standing | None]]:
         """Each ``(description, book)`` built, run and timed, in order: its evaluation and, when
-        right, its recipes as taken with their times."""
-        first = len(self.evaluations) + 1
-        candidates = list(self.pool.map(lambda k: built(self.program, changes[k][1], self.work / f"candidate{first + k}"),
-                                        range(len(changes))))
+        right, its recipes as taken with their times. The evaluator judges each against the best
+        as the ones before it left it, so that a round decides as one candidate at a time would."""
         out = []
-        for n, ((change, _), candidate) in enumerate(zip(changes, candidates), first):
-            ev, timing = _evaluate(self.program, candidate, self.base, self.repeat, n, change, self.best,
-                                   self.min_gain)
-            standing = Standing(candidate.taken, timing) if ev.status == "ok" and candidate.taken is not None else None
+        for ev, taken, timing in self.evaluator.evaluated(self, changes, len(self.evaluations) + 1):
+            standing = Standing(taken, timing) if ev.status == "ok" and taken is not None else None
             out.append((ev, standing))
             if ev.kept and standing is not None:
                 self.best = standing
