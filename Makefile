@@ -4,8 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp-install
 # Debian packages s2s uses: a C compiler, clang-14 with Polly and OpenMP for the `polly` comparison and the LLVM
-# front end (C++ through s2s-c++), and flang-16 for Fortran's LLVM IR (the front end's tests).
-APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev flang-16
+# front end (C++ through s2s-c++), flang-16 for Fortran's LLVM IR (the front end's tests), and PostgreSQL
+# and openssl for the recipe server's tests (a server of their own, a certificate of their own).
+APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev flang-16 postgresql openssl
 
 .PHONY: setup system-packages demo test test-all bench clean
 
@@ -29,7 +30,7 @@ system-packages:
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,cluster]'
+	$(BIN)/pip install -q -e '.[dev,server,cluster]'
 	touch $@
 
 demo: setup

@@ -7,6 +7,7 @@
     s2s profile file.c [-D.. -I..] [--optimized [--mode M]] [--json F] [--csv F] [--plot F] [-- program args]
     s2s fuzz --count N --seed S [--target c|openmp] [--keep DIR] [--jobs J]
     s2s recipes list|show ID|export [-o F]|import F..|prune [--older-than D] [--other-machines] ... [--db PATH]
+    s2s recipe-server [--db URL] [--port P] [--read-token] [--ssl-certfile F --ssl-keyfile F] | token create|list|revoke
     s2s --version
 """
 from __future__ import annotations
@@ -506,6 +507,8 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                    help="with --transfer: leave this program's nests out of the database (repeatable)")
     p.add_argument("--db", metavar="PATH", help="the recipe database (default: $S2S_RECIPE_DB or the cache's)")
     p.add_argument("--no-record", action="store_true", help="do not store the tuned recipes in the database")
+    p.add_argument("--upload", action="store_true",
+                   help="also submit the stored rows to the recipe server (S2S_RECIPE_SERVER, a write S2S_TOKEN)")
     p.add_argument("--name", help="the program's name in the database (default: polybench/KERNEL or the file's)")
     p.add_argument("--measure-features", action="store_true",
                    help="profile the program once for its nests' sizes and measured features (s2s profile)")
@@ -513,7 +516,8 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                 "or one knob of the best recipe at a time); each candidate is built with s2s-cc --s2s-recipes, "
                 "run, and its output compared with the default build's, byte for byte; it is timed on the loop "
                 "nests it changes (s2s-cc --s2s-time-nests). The tuned recipes are stored in the recipe database "
-                "(s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md). With "
+                "(s2s recipes), from which --transfer lends them to similar loop nests (docs/recipes.md); with "
+                "S2S_RECIPE_SERVER set, --transfer asks that recipe server first (docs/recipe-server.md). With "
                 "--cluster the candidates are built and run on a Dask cluster's workers, their times converted to "
                 "those of the first worker's machine (docs/recipes.md, Tuning on a cluster).")
 
@@ -575,20 +579,27 @@ def _tune(ns: argparse.Namespace, program, progress) -> int:
 
     from s2s.errors import S2SError
     from s2s.tuning import RecipeDB
+    from s2s.tuning.remote import RecipeServer
     from s2s.tuning.transfer_tuner import nest_features, record, transfer_tune
     from s2s.tuning.tuner import autotune
 
     name = ns.name or (f"polybench/{ns.polybench}" if ns.polybench else os.path.basename(ns.input))
     try:
+        server = RecipeServer.from_env()
+        if ns.upload and (server is None or not server.token or ns.no_record or ns.transfer):
+            _error("s2s tune: error: --upload needs S2S_RECIPE_SERVER and a write token in S2S_TOKEN, and a search "
+                   "whose results are recorded (not --transfer or --no-record)")
+            return 2
         features = nest_features(program, measure=ns.measure_features)
         if ns.transfer:
             with RecipeDB(ns.db) as db:
                 records = [r for r in db.records() if r.program not in (name, *ns.exclude_program)]
-            if not records:
+            neighbours = _server_neighbours(server, (name, *ns.exclude_program), features, program.target, ns.topk)
+            if not records and neighbours is None:
                 _error("s2s tune: error: no tuned loop nest in the recipe database to transfer from")
                 return 1
             result, lent = transfer_tune(program, records, ns.topk, ns.repeat, ns.timeout_factor,
-                                         features=features, progress=progress)
+                                         features=features, progress=progress, neighbours=neighbours)
             for item in lent:
                 print(f"s2s tune: {item.scop}: lent by {item.program} {item.source} (distance "
                       f"{item.distance:.2f}){'' if item.evaluation else ': nothing new to try'}",
@@ -599,7 +610,12 @@ def _tune(ns: argparse.Namespace, program, progress) -> int:
             if not ns.no_record:
                 with RecipeDB(ns.db) as db:
                     ids = record(db, program, result, name, ns.dataset if ns.polybench else "", features)
+                    uploaded = [db.get(i) for i in ids] if ns.upload else []
                 print(f"s2s tune: {len(ids)} loop nest{'s' * (len(ids) != 1)} stored in {db.path}", file=sys.stderr)
+                if ns.upload:
+                    sent = server.submit(uploaded)
+                    print(f"s2s tune: uploaded to {server.url}: {sent['added']} added, {sent['replaced']} replaced, "
+                          f"{sent['skipped']} already there as new", file=sys.stderr)
     except S2SError as exc:
         _error(f"s2s tune: error: {exc}")
         return 1
@@ -617,6 +633,24 @@ def _tune(ns: argparse.Namespace, program, progress) -> int:
           f"{result.speedup:.2f}x after {len(result.evaluations)} evaluations in {result.wall_seconds:.0f} s; "
           f"recipes: {ns.output}{'' if result.confirmed else ' (a gain found was not confirmed beside the default)'}")
     return 0
+
+
+def _server_neighbours(server, exclude: tuple[str, ...], features, target: str, topk: int):
+    """The recipe server's nearest tuned nests for ``features`` (``transfer_tune``'s neighbours),
+    asked once; None without a server, or when it cannot answer (said on stderr: the local
+    database lends instead)."""
+    from s2s.tuning.embedding import machine_features
+    from s2s.tuning.remote import RecipeServerError
+
+    if server is None:
+        return None
+    try:
+        found = server.transfer(target, {scop: f.values for scop, f in features.items()},
+                                machine_features(), topk, exclude=exclude)
+    except RecipeServerError as exc:
+        _error(f"s2s tune: {exc}; the local recipe database lends instead")
+        return None
+    return lambda _target, _features, _topk: found
 
 
 def _plot_tuning(result, path: str) -> None:
@@ -819,7 +853,15 @@ COMMANDS: dict[str, Command] = {
     "tune": Command("search recipes for a program by building, checking and timing them", _run_tune,
                     _configure_tune),
     "recipes": Command("the recipe database: list, show, export, import, prune", _run_recipes, _configure_recipes),
+    "recipe-server": Command("serve recipes over HTTP (tokens, validation, nearest tuned nests); manage its tokens",
+                             lambda ns: _recipe_server().run(ns), lambda p: _recipe_server().configure(p)),
 }
+
+
+def _recipe_server():
+    from s2s.recipe_server import command
+
+    return command
 
 
 def build_parser() -> argparse.ArgumentParser:

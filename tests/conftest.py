@@ -25,3 +25,11 @@ def _own_recipe_database(monkeypatch, tmp_path):
 @pytest.fixture(autouse=True)
 def _own_compile_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("S2S_CACHE", str(tmp_path / "s2s-cc-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _no_recipe_server(monkeypatch):
+    """No test asks a recipe server the user's environment names."""
+    for name in ("S2S_RECIPE_SERVER", "S2S_TOKEN", "S2S_RECIPE_SERVER_CA", "S2S_RECIPE_SERVER_DB",
+                 "S2S_RECIPE_SERVER_CACHE"):
+        monkeypatch.delenv(name, raising=False)

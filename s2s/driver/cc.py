@@ -179,6 +179,7 @@ class _Build:
         self._scratch = False
         self.failure = ""  # why the last failed attempt failed (for the fallback note)
         self.report_lines: list[str] = []   # for the report file (--s2s-report-file)
+        self.warned: set[str] = set()       # the optimize step's warnings said already
         self.color = _wants_color(cfg, parsed)
 
     # -- entry points -----------------------------------------------------------------------------
@@ -452,6 +453,10 @@ class _Build:
             self.err += proc.stderr
         for line in result.full_report or [f"{source.path}: {'optimized' if result.changed else 'unchanged'}"]:
             self._report(line)
+        for warning in result.warnings:
+            if warning not in self.warned:
+                self.warned.add(warning)
+                self._say_later(f"{PROG}: {warning}")
         return ""
 
     def _object_entry(self, cached: tuple | None, text: str, command: list[str], output: str,

@@ -56,6 +56,8 @@ class PipelineResult:
     recipes: list = field(default_factory=list)   # per SCoP the steps taken (s2s.tuning.ScopRecipe)
     full_report: list[str] = field(default_factory=list)   # ``report`` with each SCoP's recipe after
                                                           # its line (what --report prints)
+    warnings: list[str] = field(default_factory=list)   # for stderr whatever the report flags, once
+                                                        # (a recipe server that cannot be reached)
 
 
 def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions,
@@ -173,6 +175,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         ir_json=serialize.dumps(unit) if options.emit_ir else None,
         recipes=recipes,
         full_report=full_report,
+        warnings=list(pluto.lender.notes) if pluto and pluto.lender else [],
     )
 
 
@@ -284,19 +287,32 @@ def _chooser(opts, book, lender, sdfg, report: list[str], path: str):
 
 
 def _lender(options: PipelineOptions, report: list[str]):
-    """The recipe database's tuned nests for this build (None: none to be had, and why reported)."""
+    """The recipe database's tuned nests for this build, and in transfer mode the recipe server
+    that ``S2S_RECIPE_SERVER`` names (None: neither to be had, and why reported)."""
     from s2s.tuning import RecipeDB, RecipeDBError, default_path
     from s2s.tuning.lender import Lender
+    from s2s.tuning.remote import RecipeServer, RecipeServerError
 
-    if not default_path().is_file():
-        report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
-        return None
+    notes = []
     try:
-        with RecipeDB() as db:
-            return Lender(db.records(target=options.target), options.target, options.tune, options.tune_exclude)
-    except RecipeDBError as exc:
-        report.append(f"recipe database not used: {exc}")
-        return None
+        server = RecipeServer.from_env() if options.tune == "transfer" else None
+    except RecipeServerError as exc:
+        notes.append(f"recipe server not used: {exc}")
+        server = None
+    records = []
+    if not default_path().is_file():
+        if server is None:
+            report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
+            return None
+    else:
+        try:
+            with RecipeDB() as db:
+                records = db.records(target=options.target)
+        except RecipeDBError as exc:
+            report.append(f"recipe database not used: {exc}")
+            if server is None:
+                return None
+    return Lender(records, options.target, options.tune, options.tune_exclude, server=server, notes=notes)
 
 
 def _lent(lender, scop, ident: str, opts, report: list[str], path: str):

@@ -135,7 +135,7 @@ class NestRecord:
         return recipe_steps(self.default_recipe)
 
     def key(self) -> tuple[str, str, str, str, str]:
-        return (self.scop, self.program, self.target, self.machine, _canonical(self.params))
+        return (self.scop, self.program, self.target, self.machine, canonical_json(self.params))
 
     def to_json(self) -> dict[str, Any]:
         """The export's object: every field but ``id``, after the database schema."""
@@ -156,7 +156,7 @@ JSON_COLUMNS = ("params", "features", "statements", "machine_features", "recipe"
 REQUIRED = ("scop", "program", "target", "machine", "features_version", "recipe")
 
 
-def _canonical(value: Any) -> str:
+def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
@@ -226,7 +226,7 @@ def _check_steps(steps: Any, name: str) -> None:
             raise ValueError(f"'{name}[{k}]': bad params") from None
 
 
-def _normalized(r: NestRecord) -> NestRecord:
+def strict_json_record(r: NestRecord) -> NestRecord:
     """NaN (s2s.perf.features' unknown) as None in features, and left out of machine features, so
     that the rows stay strict JSON."""
     def nan(v: Any) -> bool:
@@ -265,7 +265,7 @@ def record_from_json(data: Any) -> NestRecord:
         tune_seconds=data.get("tune_seconds", 0.0), provenance=data.get("provenance", {}),
         created=data.get("created", ""), updated=data.get("updated", ""))
     _check_record(record)
-    return _normalized(record)
+    return strict_json_record(record)
 
 
 # --- the database -----------------------------------------------------------------------------------------
@@ -369,7 +369,7 @@ class RecipeDB:
                             "AND machine = ? AND params = ?", record.key()).fetchone()
 
     def _write(self, conn: sqlite3.Connection, record: NestRecord, row_id: int | None) -> int:
-        values = [_canonical(v) if name in JSON_COLUMNS else v
+        values = [canonical_json(v) if name in JSON_COLUMNS else v
                   for name, v in ((n, getattr(record, n)) for n in COLUMNS)]
         if row_id is None:
             cursor = conn.execute(f"INSERT INTO nests ({', '.join(COLUMNS)}) "
@@ -380,7 +380,7 @@ class RecipeDB:
 
     def add(self, record: NestRecord) -> int:
         """Insert the record, or replace the row of its key (keeping that row's ``created``); its id."""
-        record = _normalized(record)
+        record = strict_json_record(record)
         try:
             _check_record(record)
         except ValueError as e:
@@ -466,7 +466,7 @@ class RecipeDB:
                     self._write(conn, dataclasses.replace(record, created=record.created or stamp,
                                                           updated=record.updated or stamp), None)
                     added += 1
-                elif _newer(record.updated, found[2]):
+                elif updated_later(record.updated, found[2]):
                     self._write(conn, dataclasses.replace(record, created=found[1] or record.created), found[0])
                     replaced += 1
                 else:
@@ -474,7 +474,7 @@ class RecipeDB:
         return ImportSummary(added, replaced, skipped)
 
 
-def _newer(incoming: str, existing: str) -> bool:
+def updated_later(incoming: str, existing: str) -> bool:
     # a row that does not say when it was updated is older than any that does: it never replaces one
     if not incoming:
         return False

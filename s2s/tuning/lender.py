@@ -5,12 +5,13 @@ there is no program to run and nothing is measured.
 this machine's row first, the latest first. ``transfer``: a SCoP takes the mapped recipe of its
 nearest tuned nest that gained by tuning (``min_gain``: a neighbour whose tuned recipe is its
 rules' carries no finding, only its own rules' parameters, a guess), and only when that one is
-within ``max_distance``. Otherwise the rules decide.
+within ``max_distance``. Otherwise the rules decide. With a recipe server (``server``) the
+nearest tuned nest is the server's, the local database's only when the server cannot be reached.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from s2s.perf.features import FEATURES_VERSION, ScopFeatures
 from s2s.transforms.decisions import Step
@@ -18,6 +19,9 @@ from s2s.tuning.database import NestRecord
 from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
 from s2s.tuning.mapping import map_recipe
 from s2s.tuning.recipe import machine_fingerprint
+
+if TYPE_CHECKING:
+    from s2s.tuning.remote import RecipeServer
 
 TUNE_MODES = ("off", "tuned", "transfer")
 TRANSFER_DISTANCE = 0.5   # the farthest a tuned nest may be for a build to take its recipe unmeasured
@@ -35,6 +39,8 @@ class Lender:
     max_distance: float = TRANSFER_DISTANCE
     min_gain: float = LENT_GAIN
     weights: Weights = field(default_factory=Weights)
+    server: "RecipeServer | None" = None   # asked first in transfer mode (s2s.tuning.remote)
+    notes: list[str] = field(default_factory=list)   # what went wrong with the server, for stderr
 
     def __post_init__(self) -> None:
         self.records = [r for r in self.records if r.target == self.target and r.program not in self.exclude]
@@ -49,18 +55,39 @@ class Lender:
              rules: Rules) -> tuple[tuple[Step, ...] | None, str]:
         """The steps for SCoP ``ident`` (None: its own rules), and why; ``features`` and ``rules``
         are asked only when needed."""
-        if not self.records:
-            return None, ("no tuned loop nest in the recipe database" if self.mode == "tuned" else
-                          f"no tuned loop nest in the recipe database that gained {self.min_gain:.2f}x")
         if self.mode == "tuned":
-            return self._own(ident)
+            return self._own(ident) if self.records else (None, "no tuned loop nest in the recipe database")
+        if self.server is None and not self.records:
+            return None, f"no tuned loop nest in the recipe database that gained {self.min_gain:.2f}x"
         f = features()
-        near = nearest(embed(f.values, self._machine), self._embeddings, 1, self.weights, self._scale)[0]
-        source = self.records[near.index]
-        if near.distance > self.max_distance:
-            return None, f"nearest tuned nest {source.program} {source.scop} too far ({near.distance:.2f})"
+        asked = self._asked(ident, f) if self.server is not None else None
+        if asked is not None:
+            if not asked:
+                return None, f"no tuned loop nest on the recipe server that gained {self.min_gain:.2f}x"
+            (source, distance), where = asked[0], " on the recipe server"
+        elif self.records:
+            near = nearest(embed(f.values, self._machine), self._embeddings, 1, self.weights, self._scale)[0]
+            source, distance, where = self.records[near.index], near.distance, ""
+        else:
+            return None, f"no tuned loop nest in the recipe database that gained {self.min_gain:.2f}x"
+        if distance > self.max_distance:
+            return None, f"nearest tuned nest{where} {source.program} {source.scop} too far ({distance:.2f})"
         mapped = map_recipe(source.steps(), source.statements, f.statements, rules)
-        return mapped.steps, f"recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
+        return mapped.steps, f"recipe of {source.program} {source.scop}{where} (distance {distance:.2f})"
+
+    def _asked(self, ident: str, f: ScopFeatures) -> list[tuple[NestRecord, float]] | None:
+        """The server's nearest tuned nest to ``f`` (None: the server failed, which ``notes``
+        says, and the local database lends for the rest of this build)."""
+        from s2s.tuning.remote import RecipeServerError
+
+        try:
+            found = self.server.transfer(self.target, {ident: f.values}, machine_features(), topk=1,
+                                         min_speedup=self.min_gain, exclude=self.exclude)
+        except RecipeServerError as exc:
+            self.notes.append(f"{exc}; the local recipe database lends instead")
+            self.server = None
+            return None
+        return found.get(ident, [])
 
     def _own(self, ident: str) -> tuple[tuple[Step, ...] | None, str]:
         here = machine_fingerprint()

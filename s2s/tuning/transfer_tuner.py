@@ -95,47 +95,63 @@ def _times(result: TuneResult, scop: str, unchanged: bool) -> tuple[float, float
     return (default, default) if unchanged else (default, tuned)
 
 
+Neighbours = Callable[[str, dict[str, ScopFeatures], int], dict[str, list[tuple[NestRecord, float]]]]
+
+
+def local_neighbours(records: Sequence[NestRecord], weights: Weights = Weights()) -> Neighbours:
+    """Per SCoP the ``topk`` nearest of ``records`` of its target and feature version, with
+    their distances, nearest first."""
+    def found(target: str, features: dict[str, ScopFeatures], topk: int) -> dict[str, list[tuple[NestRecord, float]]]:
+        candidates = [r for r in records if r.target == target and r.features_version == FEATURES_VERSION]
+        if not candidates:
+            return {}
+        embeddings = [embed(r.features, r.machine_features) for r in candidates]
+        scale, machine = Scale.over(embeddings), machine_features()
+        return {scop: [(candidates[n.index], n.distance)
+                       for n in nearest(embed(f.values, machine), embeddings, topk, weights, scale)]
+                for scop, f in features.items()}
+
+    return found
+
+
 def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3, repeat: int = 3,
                   timeout_factor: float = 1.5, min_gain: float = 0.05, weights: Weights = Weights(),
                   features: dict[str, ScopFeatures] | None = None, workdir: Path | None = None,
-                  progress: Callable[[Evaluation, float], None] | None = None) -> tuple[TuneResult, list[Lent]]:
-    """The best of the rules' recipe and those lent by the ``topk`` nearest of ``records`` per SCoP."""
+                  progress: Callable[[Evaluation, float], None] | None = None,
+                  neighbours: Neighbours | None = None) -> tuple[TuneResult, list[Lent]]:
+    """The best of the rules' recipe and those lent by the ``topk`` nearest of ``records`` per SCoP
+    (``neighbours``: another way to find them, a recipe server's)."""
     started = time.monotonic()
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-transfer-"))
     work.mkdir(parents=True, exist_ok=True)
     base = baseline(program, work, repeat, timeout_factor)
     program = base.program
     features = features if features is not None else nest_features(program)
-    machine = machine_features()
-    candidates = [r for r in records if r.target == program.target and r.features_version == FEATURES_VERSION]
-    embeddings = [embed(r.features, r.machine_features) for r in candidates]
-    queries = {scop: embed(f.values, machine) for scop, f in features.items()}
-    scale = Scale.over(embeddings)
+    found = (neighbours or local_neighbours(records, weights))(program.target, features, topk)
     best = Standing(base.book, base.timing)
     evaluations: list[Evaluation] = []
     lent: list[Lent] = []
     for recipe in tunable(base.book, program.functions):
         f = features.get(recipe.scop)
-        if f is None or not candidates:
+        if f is None:
             continue
         tried = {asked(next(r.steps for r in best.book.recipes if r.scop == recipe.scop))}
-        for near in nearest(queries[recipe.scop], embeddings, topk, weights, scale):
-            source = candidates[near.index]
+        for source, distance in found.get(recipe.scop, []):
             mapped = map_recipe(source.steps(), source.statements, f.statements,
                                 lambda frame: rules_under(program, best.book, recipe.scop, frame, work))
             book = best.book.with_steps(recipe.scop, mapped.steps)
             if asked(mapped.steps) in tried:
-                lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, 0))
+                lent.append(Lent(recipe.scop, source.program, source.scop, distance, 0))
                 continue
             tried.add(asked(mapped.steps))
             n = len(evaluations) + 1
-            change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {near.distance:.2f})"
+            change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {distance:.2f})"
             candidate = built(program, book, work / f"candidate{n}")
             ev, timing = _evaluate(program, candidate, base, repeat, n, change, best, min_gain)
             if ev.kept and candidate.taken is not None:
                 best = Standing(candidate.taken, timing)
             evaluations.append(ev)
-            lent.append(Lent(recipe.scop, source.program, source.scop, near.distance, n))
+            lent.append(Lent(recipe.scop, source.program, source.scop, distance, n))
             if progress:
                 progress(ev, _speedup(base, best))
     result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book, evaluations,
