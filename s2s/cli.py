@@ -459,17 +459,6 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
     return 1 if summary.bad else 0
 
 
-class _TuneApart(argparse.Action):
-    """--cluster and --transfer, which do not go together (transfer tuning runs here): said whichever
-    of the two comes first."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        if getattr(namespace, "transfer" if self.dest == "cluster" else "cluster", None):
-            parser.error("--transfer does not run on a cluster (not supported): give --cluster or --transfer, "
-                         "not both")
-        setattr(namespace, self.dest, True if self.nargs == 0 else values)
-
-
 def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", nargs="?", help="the C program (one file), unless --polybench")
     p.add_argument("--polybench", metavar="KERNEL", help="a kernel of our PolyBench suite, timed by itself")
@@ -488,10 +477,10 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
                         "recipe at a time")
     p.add_argument("--workers", type=int, default=1,
                    help="candidates built at a time here (default 1); they still run one at a time")
-    p.add_argument("--cluster", metavar="ADDRESS", action=_TuneApart, default=None,
+    p.add_argument("--cluster", metavar="ADDRESS", default=None,
                    help="build and run the candidates on the workers of this Dask cluster (dask://HOST:PORT), one "
                         "per worker at a time, as many at a time as it has workers; they read the program's files "
-                        "at the same paths; not with --transfer (pip install 's2s[cluster]')")
+                        "at the same paths (pip install 's2s[cluster]')")
     p.add_argument("--no-time-nests", action="store_true",
                    help="time the whole program, not the loop nests a candidate changes")
     p.add_argument("--timeout-factor", type=float, default=1.5,
@@ -500,7 +489,7 @@ def _configure_tune(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default="tuned-recipes.json", help="the best recipes (default: tuned-recipes.json)")
     p.add_argument("--csv", metavar="FILE", help="every evaluation, one row each")
     p.add_argument("--plot", metavar="FILE", help="the best speedup over the evaluations (PNG)")
-    p.add_argument("--transfer", action=_TuneApart, nargs=0, default=False,
+    p.add_argument("--transfer", action="store_true",
                    help="instead of searching, try the recipes of the nearest tuned nests of the database")
     p.add_argument("--topk", type=int, default=3, help="with --transfer: neighbours tried per loop nest (default 3)")
     p.add_argument("--exclude-program", metavar="NAME", action="append", default=[],
@@ -599,7 +588,8 @@ def _tune(ns: argparse.Namespace, program, progress) -> int:
                 _error("s2s tune: error: no tuned loop nest in the recipe database to transfer from")
                 return 1
             result, lent = transfer_tune(program, records, ns.topk, ns.repeat, ns.timeout_factor,
-                                         features=features, progress=progress, neighbours=neighbours)
+                                         features=features, progress=progress, neighbours=neighbours,
+                                         cluster=ns.cluster, workers=ns.workers)
             for item in lent:
                 print(f"s2s tune: {item.scop}: lent by {item.program} {item.source} (distance "
                       f"{item.distance:.2f}){'' if item.evaluation else ': nothing new to try'}",

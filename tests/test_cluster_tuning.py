@@ -174,14 +174,26 @@ def test_ray_is_not_supported(program, tmp_path, capsys):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("order", [["--transfer", "--cluster", "dask://h:1"],
-                                   ["--cluster", "dask://h:1", "--transfer"]])
-def test_transfer_on_a_cluster_is_refused(program, capsys, order):
-    from s2s.cli import main
+def test_transfer_tuning_evaluates_on_the_cluster(cluster, program, tmp_path):
+    from s2s.perf.features import FEATURES_VERSION, scop_features
+    from s2s.transforms.decisions import Step
+    from s2s.tuning import NestRecord
+    from s2s.tuning.embedding import machine_features
+    from s2s.tuning.transfer_tuner import transfer_tune
 
-    with pytest.raises(SystemExit):
-        main(["tune", program.sources[0], *order])
-    assert "--transfer does not run on a cluster" in capsys.readouterr().err
+    f = next(f for f in scop_features(program.sources[0]) if f.function == "step")
+    steps = [s.as_dict() for s in (Step.of("fuse", "scop", policy="smart"), Step.of("tile", "band0:S0", sizes=[8, 96]))]
+    row = NestRecord(scop=f.scop, function=f.function, program="other.c", target="c", machine="m", params={},
+                     dataset="", features_version=FEATURES_VERSION, features=f.values, statements=f.statements,
+                     machine_features=machine_features(), recipe=steps, default_recipe=steps,
+                     default_seconds=1.0, tuned_seconds=0.5)
+    result, lent = transfer_tune(program, [row], topk=1, repeat=1, workdir=tmp_path / "transfer",
+                                 cluster=dask_address(cluster))
+    assert [item.source for item in lent] == [f.scop]
+    assert result.machine == machine_fingerprint()
+    for ev in result.evaluations:
+        assert ev.worker in cluster.scheduler_info["workers"] and ev.machine == machine_fingerprint()
+        assert ev.status in ("ok", "refused"), ev
 
 
 def test_times_are_converted_to_the_reference_machines_units():

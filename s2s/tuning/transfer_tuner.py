@@ -23,10 +23,10 @@ from s2s.transforms.decisions import asked
 from s2s.tuning.database import NestRecord, RecipeDB, recipe_json
 from s2s.tuning.embedding import Scale, Weights, embed, machine_features, nearest
 from s2s.tuning.mapping import map_recipe
-from s2s.tuning.recipe import machine_fingerprint
+from s2s.tuning.recipe import RecipeBook, machine_fingerprint
 from s2s.tuning.search import tunable
-from s2s.tuning.tuner import (Evaluation, Program, Standing, TuneResult, _cpp_flags, _evaluate, _speedup, baseline,
-                              built, confirmed, default_recipes, rules_under)
+from s2s.tuning.tuner import (Evaluation, Program, Session, TuneResult, _cpp_flags, _speedup, default_recipes,
+                              rules_under)
 
 
 @dataclass(frozen=True)
@@ -118,42 +118,53 @@ def transfer_tune(program: Program, records: Sequence[NestRecord], topk: int = 3
                   timeout_factor: float = 1.5, min_gain: float = 0.05, weights: Weights = Weights(),
                   features: dict[str, ScopFeatures] | None = None, workdir: Path | None = None,
                   progress: Callable[[Evaluation, float], None] | None = None,
-                  neighbours: Neighbours | None = None) -> tuple[TuneResult, list[Lent]]:
+                  neighbours: Neighbours | None = None, cluster: str | None = None,
+                  workers: int = 1) -> tuple[TuneResult, list[Lent]]:
     """The best of the rules' recipe and those lent by the ``topk`` nearest of ``records`` per SCoP
-    (``neighbours``: another way to find them, a recipe server's)."""
+    (``neighbours``: another way to find them, a recipe server's). A SCoP's lent recipes are one
+    round of candidates, built ``workers`` at a time here or, with ``cluster``, on that Dask
+    cluster's workers (``cluster.py``), and judged in order as ``autotune``'s are."""
+    from s2s.tuning.cluster import evaluator
+
     started = time.monotonic()
     work = Path(workdir or tempfile.mkdtemp(prefix="s2s-transfer-"))
     work.mkdir(parents=True, exist_ok=True)
-    base = baseline(program, work, repeat, timeout_factor)
-    program = base.program
-    features = features if features is not None else nest_features(program)
-    found = (neighbours or local_neighbours(records, weights))(program.target, features, topk)
-    best = Standing(base.book, base.timing)
-    evaluations: list[Evaluation] = []
-    lent: list[Lent] = []
-    for recipe in tunable(base.book, program.functions):
-        f = features.get(recipe.scop)
-        if f is None:
+    with evaluator(cluster, workers) as where:
+        base = where.baseline(program, work, repeat, timeout_factor)
+        program = base.program
+        features = features if features is not None else nest_features(program)
+        found = (neighbours or local_neighbours(records, weights))(program.target, features, topk)
+        searching = time.monotonic()
+        lent: list[Lent] = []
+        with Session(program, base, work, repeat, min_gain, progress, where.slots, where) as session:
+            for recipe in tunable(base.book, program.functions):
+                f = features.get(recipe.scop)
+                if f is not None:
+                    lent += _lent_round(session, recipe, f, found.get(recipe.scop, []), work)
+        result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, session.best),
+                            session.best.book, session.evaluations, default=base.book, machine=where.machine,
+                            machine_features=where.machine_features, search_seconds=time.monotonic() - searching)
+        return where.confirmed(program, base, result, repeat, min_gain, work, started), lent
+
+
+def _lent_round(session: Session, recipe, f: ScopFeatures, near: list[tuple[NestRecord, float]],
+                work: Path) -> list[Lent]:
+    """The recipes ``near`` lend SCoP ``recipe.scop``, mapped onto it under the best recipes so far,
+    evaluated as one round (a mapping that asks what is tried already is not evaluated again)."""
+    program, best = session.program, session.best.book
+    tried = {asked(next(r.steps for r in best.recipes if r.scop == recipe.scop))}
+    first = len(session.evaluations) + 1
+    changes: list[tuple[str, RecipeBook]] = []
+    lent = []
+    for source, distance in near:
+        mapped = map_recipe(source.steps(), source.statements, f.statements,
+                            lambda frame: rules_under(program, best, recipe.scop, frame, work))
+        if asked(mapped.steps) in tried:
+            lent.append(Lent(recipe.scop, source.program, source.scop, distance, 0))
             continue
-        tried = {asked(next(r.steps for r in best.book.recipes if r.scop == recipe.scop))}
-        for source, distance in found.get(recipe.scop, []):
-            mapped = map_recipe(source.steps(), source.statements, f.statements,
-                                lambda frame: rules_under(program, best.book, recipe.scop, frame, work))
-            book = best.book.with_steps(recipe.scop, mapped.steps)
-            if asked(mapped.steps) in tried:
-                lent.append(Lent(recipe.scop, source.program, source.scop, distance, 0))
-                continue
-            tried.add(asked(mapped.steps))
-            n = len(evaluations) + 1
-            change = f"{recipe.function}: recipe of {source.program} {source.scop} (distance {distance:.2f})"
-            candidate = built(program, book, work / f"candidate{n}")
-            ev, timing = _evaluate(program, candidate, base, repeat, n, change, best, min_gain)
-            if ev.kept and candidate.taken is not None:
-                best = Standing(candidate.taken, timing)
-            evaluations.append(ev)
-            lent.append(Lent(recipe.scop, source.program, source.scop, distance, n))
-            if progress:
-                progress(ev, _speedup(base, best))
-    result = TuneResult(base.seconds, base.noise, base.seconds / _speedup(base, best), best.book, evaluations,
-                        default=base.book)
-    return confirmed(program, base, result, repeat, min_gain, work, started), lent
+        tried.add(asked(mapped.steps))
+        lent.append(Lent(recipe.scop, source.program, source.scop, distance, first + len(changes)))
+        changes.append((f"{recipe.function}: recipe of {source.program} {source.scop} (distance {distance:.2f})",
+                        best.with_steps(recipe.scop, mapped.steps)))
+    session.evaluated(changes)
+    return lent
