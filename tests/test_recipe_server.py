@@ -244,6 +244,8 @@ def test_requests_past_the_rate_limit_wait(store):
     limited = c.get("/v1/recipes/1", headers=bearer(read))
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
     assert c.get("/v1/recipes/1").status_code == 404          # another client (an address) has its own allowance
+    guesses = [c.get("/v1/recipes/1", headers=bearer("s2s_" + "g" * 43)).status_code for _ in range(3)]
+    assert guesses == [401, 401, 429]                          # wrong tokens count against the address
 
 
 def test_the_rate_limiter_refills_with_time():

@@ -138,26 +138,30 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     async def _store_failed(_request: Request, exc: StoreError):
         return JSONResponse({"detail": f"the server's database failed: {exc}"}, status_code=503)
 
-    def caller(request: Request) -> Caller:
-        header = request.headers.get("authorization")
-        token = None
-        if header is not None:
-            scheme, _, secret = header.partition(" ")
-            secret = secret.strip()
-            if scheme.lower() != "bearer" or not looks_like_token(secret):
-                raise HTTPException(401, "malformed Authorization header (Bearer <token>)",
-                                    headers={"WWW-Authenticate": "Bearer"})
-            token = store.token(secret)
-            if token is None:
-                raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
-        who = Caller(f"token:{token.id}" if token else f"address:{request.client.host if request.client else '?'}",
-                     token)
-        wait = limiter.admit(who.key)
+    def limited(key: str) -> None:
+        wait = limiter.admit(key)
         if wait > 0:
             raise HTTPException(429, "too many requests", headers={"Retry-After": str(max(1, math.ceil(wait)))})
-        if token is not None:
-            _note(token.id)
-        return who
+
+    def caller(request: Request) -> Caller:
+        """The token the request carries (checked), or its address; counted against its allowance.
+        A request with a bad token counts against its address's: guessing tokens is rate-limited too."""
+        address = f"address:{request.client.host if request.client else '?'}"
+        header = request.headers.get("authorization")
+        if header is None:
+            limited(address)
+            return Caller(address, None)
+        scheme, _, secret = header.partition(" ")
+        secret = secret.strip()
+        token = store.token(secret) if scheme.lower() == "bearer" and looks_like_token(secret) else None
+        if token is None:
+            limited(address)
+            why = "unknown or revoked token" if scheme.lower() == "bearer" and looks_like_token(secret) else \
+                "malformed Authorization header (Bearer <token>)"
+            raise HTTPException(401, why, headers={"WWW-Authenticate": "Bearer"})
+        limited(f"token:{token.id}")
+        _note(token.id)
+        return Caller(f"token:{token.id}", token)
 
     def _note(token_id: int) -> None:
         """A token's last use, written at most once a minute (not a write per read)."""
