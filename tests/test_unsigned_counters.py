@@ -136,8 +136,50 @@ def test_loops_that_end_by_wrapping_are_not_modelled_as_integers(mode, tmp_path)
     subprocess.run([REAL_CC, "-O2", str(src), "-o", str(tmp_path / "ref")], check=True)
     built = subprocess.run([str(s2s_cc_path()), "-O2", "--s2s-profitability=off", "--s2s-report", str(src), "-o",
                             str(tmp_path / "opt")], env=s2s_env(mode=mode), capture_output=True, text=True, check=True)
-    assert "unsigned loop variable q may wrap around" in built.stderr, built.stderr
+    # (the first loop's start, n - 1 at n = 0, or its counter past 0: either wraps)
+    assert "unsigned arithmetic in the bounds of loop q may wrap around" in built.stderr, built.stderr
     for n in (0, 1, 3, 4, 5, 6, 40):
+        ref = subprocess.run([str(tmp_path / "ref"), str(n)], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([str(tmp_path / "opt"), str(n)], capture_output=True, text=True, timeout=30)
+        assert (out.returncode, out.stdout) == (ref.returncode, ref.stdout), (n, built.stderr)
+
+
+GUARDED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static float c[4][64];
+int main(int argc, char **argv)
+{
+  unsigned n = (unsigned)atoi(argv[1]);
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < 3; j++)
+      if ((j - 1) % 3 == 0)                 /* at j = 0: 4294967295 % 3 == 0 */
+        c[j + 1][i] += 1.0f + i;
+  for (int i = -1; i + 1 < (int)n; i++)     /* a signed counter compared as unsigned */
+    if (i < n)
+      c[0][i + 1] += 2.0f;
+  double s = 0.0;
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 64; i++)
+      s += c[r][i] * (r + 1) * (i % 5 + 1);
+  printf("%a\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["isl", "pluto"])
+def test_unsigned_subexpressions_are_modelled_only_where_they_do_not_wrap(mode, tmp_path):
+    """``(j - 1) % 3`` of an unsigned j, and a signed counter compared with an unsigned size, keep
+    C's values only where no operand is negative: elsewhere the nest stays as it is (found by the
+    fuzzer's first campaign with unsigned counters, tests/fuzz_regressions/unsigned_modulo_wraps.c)."""
+    src = tmp_path / "guarded.c"
+    src.write_text(GUARDED)
+    subprocess.run([REAL_CC, "-O2", "-Wno-sign-compare", str(src), "-o", str(tmp_path / "ref")], check=True)
+    built = subprocess.run([str(s2s_cc_path()), "-O2", "--s2s-profitability=off", "--s2s-report", str(src), "-o",
+                            str(tmp_path / "opt")], env=s2s_env(mode=mode), capture_output=True, text=True, check=True)
+    assert "unsigned arithmetic in a condition may wrap around" in built.stderr, built.stderr
+    for n in (0, 1, 2, 5, 64):
         ref = subprocess.run([str(tmp_path / "ref"), str(n)], capture_output=True, text=True, timeout=30)
         out = subprocess.run([str(tmp_path / "opt"), str(n)], capture_output=True, text=True, timeout=30)
         assert (out.returncode, out.stdout) == (ref.returncode, ref.stdout), (n, built.stderr)

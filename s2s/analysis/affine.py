@@ -6,7 +6,9 @@ from typing import Mapping, Sequence
 
 import islpy as isl
 
+from s2s.analysis.c_arith import TypeOf, converted, ring_only, type_of, width, wrapping
 from s2s.ir import Binary, Call, Cast, Const, Expr, Sym, Ternary, Unary
+from s2s.ir.types import TypeKind, scalar_type
 
 CTX = isl.DEFAULT_CONTEXT  # the context of objects islpy parses from strings
 
@@ -32,7 +34,7 @@ class AffineBuilder:
     SCoP's parameters)."""
 
     def __init__(self, dims: Sequence[str], params: Sequence[str], name: str | None = None,
-                 sizes: Mapping[int, tuple[str, int]] | None = None):
+                 sizes: Mapping[int, tuple[str, int]] | None = None, types: TypeOf | None = None):
         self.dims = list(dims)
         self.params = list(params)
         self.space = set_space(name, dims, params)
@@ -42,9 +44,14 @@ class AffineBuilder:
         # factor or divisor stays the constant it is
         self.sizes = dict(sizes or {})
         self._factors = 0   # > 0 while the operands of a product or division are read
+        # with ``types`` (the C type of each name), where C's unsigned values are the model's: per
+        # subexpression C computes modulo 2^n, the set where it is not negative (``take_wrapping``)
+        self.types = types
+        self.wrapping: list[isl.Set] = []
 
     def const(self, value: int) -> isl.PwAff:
-        return isl.PwAff.from_aff(isl.Aff.val_on_domain(self.ls, isl.Val.int_from_si(CTX, value)))
+        val = isl.Val.int_from_si(CTX, value) if -2 ** 63 <= value < 2 ** 63 else isl.Val.read_from_str(CTX, str(value))
+        return isl.PwAff.from_aff(isl.Aff.val_on_domain(self.ls, val))
 
     def var(self, name: str) -> isl.PwAff:
         # the innermost loop variable of that name wins (loops may reuse a name only when renamed)
@@ -55,7 +62,39 @@ class AffineBuilder:
             return isl.PwAff.var_on_domain(self.ls, isl.dim_type.param, self.params.index(name))
         raise NotAffine(f"{name!r} is neither a loop variable nor a parameter")
 
+    def take_wrapping(self) -> list[isl.Set]:
+        """The sets (over this builder's space) where the unsigned subexpressions read since the
+        last call keep their C values; the caller requires them where the expressions run."""
+        out, self.wrapping = self.wrapping, []
+        return out
+
+    def _unsigned(self, e: Expr, value: isl.PwAff, t=None) -> isl.PwAff:
+        if self.types is not None:
+            t = t or type_of(e, self.types)
+            if wrapping(t):
+                # (below 0 only: a sum of sizes and counters past 2^n is not a loop nest anyone runs)
+                self.wrapping.append(value.ge_set(self.const(0)))
+        return value
+
     def pw_aff(self, e: Expr) -> isl.PwAff:
+        if isinstance(e, Cast) and self.types is not None:
+            return self._cast(e)
+        value = self._pw_aff(e)
+        return self._unsigned(e, value) if isinstance(e, (Binary, Unary)) else value
+
+    def _cast(self, e: Cast) -> isl.PwAff:
+        """A cast: to an unsigned type, its value must not be negative; to a signed type of n
+        bits, of sums and products computed modulo 2^m, m >= n (``(int)((unsigned)i + (unsigned)-1)``,
+        as LLVM's front ends write ``i - 1``), its value is the model's whatever they wrapped."""
+        first = len(self.wrapping)
+        value = self._pw_aff(e)
+        target = scalar_type(e.type)
+        if target.kind is TypeKind.SIGNED and ring_only(e.operand, width(target), self.types):
+            del self.wrapping[first:]
+            return value
+        return self._unsigned(e, value)
+
+    def _pw_aff(self, e: Expr) -> isl.PwAff:
         if isinstance(e, Const):
             v = e.int_value
             if v is None:
@@ -117,6 +156,11 @@ class AffineBuilder:
             compare = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
             if e.op in compare:
                 a, b = self.pw_aff(e.lhs), self.pw_aff(e.rhs)
+                if self.types is not None:   # (both operands are compared as their common type)
+                    common = converted(type_of(e.lhs, self.types), type_of(e.rhs, self.types))
+                    if wrapping(common):
+                        self._unsigned(e.lhs, a, common)
+                        self._unsigned(e.rhs, b, common)
                 return getattr(a, compare[e.op])(b)
         if isinstance(e, Unary) and e.op == "!":
             return self.condition(e.operand).complement()

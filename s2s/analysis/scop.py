@@ -216,6 +216,15 @@ def _constant(e: ex.Expr | None) -> int | None:
     return value.as_aff().get_constant_val().to_python() if value.is_cst() else None
 
 
+def _tested(var: isl.PwAff, init: isl.PwAff, iterations: isl.Set, k: int, step: int) -> isl.Set:
+    """Where a loop's condition is evaluated: at its first value, and one step past each
+    iteration (``iterations``: the points of loop ``k`` that run)."""
+    space = iterations.get_space()
+    shift = isl.MultiAff.identity(isl.Space.map_from_set(space))
+    shift = shift.set_aff(k, shift.get_aff(k).add_constant_val(isl.Val.int_from_si(CTX, -step)))
+    return var.eq_set(init).union(iterations.preimage_multi_aff(shift))
+
+
 def wraps(containers: Mapping, name: str) -> bool:
     """Whether C computes with the variable ``name`` modulo 2^n (``ScalarType.wraps``)."""
     dtype = getattr(containers.get(name), "dtype", None)
@@ -590,10 +599,10 @@ class _Model:
     def _statement(self, block: Block, loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]) -> isl.Schedule:
         name = f"S_{block.id}"
         dims = [l.node.var for l in loops]
-        b = AffineBuilder(dims, self.params, name, self.sizes)
+        b = AffineBuilder(dims, self.params, name, self.sizes, self._type)
         domain = b.domain
         for k, loop in enumerate(loops):
-            lb = AffineBuilder(dims[:k + 1], self.params, name, self.sizes)
+            lb = AffineBuilder(dims[:k + 1], self.params, name, self.sizes, self._type)
             var = lb.var(loop.node.var)
             init = lb.pw_aff(loop.node.init)
             first = var.ge_set(init) if loop.step > 0 else var.le_set(init)
@@ -610,6 +619,8 @@ class _Model:
                 if not self._assume(domain, reached.set_tuple_name(name)):
                     raise NotAffine("loop condition with != that may start past its end")
             s = bound.intersect(first)
+            self._require(lb.take_wrapping(), domain, self._extended(_tested(var, init, s, k, loop.step), k, dims, name),
+                          f"the bounds of loop {loop.node.var}")
             if abs(loop.step) != 1:
                 # (var - init) is a multiple of the step
                 s = s.intersect(var.sub(init).mod_val(isl.Val.int_from_si(CTX, abs(loop.step))).zero_set())
@@ -630,12 +641,41 @@ class _Model:
                     raise NotAffine(f"unsigned loop variable {loop.node.var} may wrap around")
         for cond, positive in conds:
             c = b.condition(cond)
+            self._require(b.take_wrapping(), domain, domain, "a condition")
             domain = domain.intersect(c if positive else c.complement())
         domain = domain.coalesce()
         reads, writes, accesses = self._accesses(block, b, domain)
+        self._require(b.take_wrapping(), domain, domain, "a subscript")
         stmt = Statement(name, block, loops, domain, reads, writes, None, position, accesses)  # type: ignore[arg-type]
         self.statements.append(stmt)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _type(self, name: str):
+        """The C type of a loop variable or parameter (None: not a scalar of the SCoP's)."""
+        return getattr(self.containers.get(name), "dtype", None)
+
+    @staticmethod
+    def _extended(s: isl.Set, k: int, dims: list[str], name: str) -> isl.Set:
+        """``s``, a set over the loop variables ``dims[:k + 1]``, over all of ``dims``."""
+        s = s.add_dims(isl.dim_type.set, len(dims) - k - 1)
+        for j in range(k + 1, len(dims)):
+            s = s.set_dim_name(isl.dim_type.set, j, dims[j])
+        return s.set_tuple_name(name)
+
+    def _require(self, within: list[isl.Set], domain: isl.Set, where: isl.Set, what: str) -> None:
+        """That the unsigned subexpressions of ``what`` keep C's values (``within``, from
+        ``AffineBuilder.take_wrapping``) wherever ``what`` is evaluated: ``where`` within
+        ``domain``; known, or assumed of the parameters and tested at run time."""
+        if not within:
+            return
+        evaluated = domain.intersect(where)
+        for w in within:
+            k = w.dim(isl.dim_type.set) - 1
+            dims = [domain.get_dim_name(isl.dim_type.set, j) for j in range(domain.dim(isl.dim_type.set))]
+            holds = self._extended(w, k, dims, domain.get_tuple_name()) if w.dim(isl.dim_type.set) < len(dims) \
+                else w.set_tuple_name(domain.get_tuple_name())
+            if not self._assume(evaluated, holds):
+                raise NotAffine(f"unsigned arithmetic in {what} may wrap around")
 
     def _accesses(self, block: Block, b: AffineBuilder, domain: isl.Set):
         """Read and write relations (loop variables and symbols read as values are not memory
