@@ -18,13 +18,20 @@ What is drawn, and why each is there:
 * int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
 * a big parameter (4096+) on single loops, where OpenMP versioning on the trip count switches;
 * small tile sizes and other fusion policies, so tiles have edges at these small sizes, and mostly
-  zero work thresholds, so that s2s optimizes these small programs rather than keep them as written.
+  zero work thresholds, so that s2s optimizes these small programs rather than keep them as written;
+* in about three programs in ten, counters and sizes of another type than ``int``, one per name
+  (``size_t``/``unsigned long``, ``unsigned``, or ``long``/``long long`` beside ``int``), in the
+  idioms real code writes for them (``i + 2 < n``, ``if (n >= 1)`` before ``i < n - 1``,
+  ``for (size_t i = n; i-- > 0;)``, ``for (unsigned i = n; i > 0; i--)`` over ``a[i - 1]``) and,
+  in most of them, a size of 0 to 3, where ``n - 1`` and the optimizer's own bounds wrap in
+  unsigned arithmetic: what C computes there is the reference (``s2s.fuzz.cint``).
 """
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from s2s.fuzz.cint import is_unsigned
 from s2s.fuzz.model import (
     FLOAT_TYPES, INT_TYPES, Access, Array, BinOp, BuildConfig, Cond, Const, Expr, If, Loop, LoopVar, Node, Poly,
     Program, ScalarDecl, ScalarRef, Stmt, const, var, walk_nodes,
@@ -38,6 +45,25 @@ BIG_PARAM = "nb"
 ZERO_WORK = ("optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,"
              "parallel_start=1,parallel_wake=1,parallel_wavefront=1")
 FLOAT_CONSTS = ("0.5", "1.5", "0.25", "2.0", "0.1", "3.3", "0.75", "1.0")
+TYPED_SHARE = 0.3  # programs whose counters and sizes are not int; the rest keep int's coverage
+
+
+@dataclass(frozen=True)
+class IndexFamily:
+    """Types that a program's counters and sizes are drawn from, one per name. A family never mixes
+    signedness, so that no comparison is signed against unsigned, nor a 32-bit unsigned value with a
+    64-bit type (``-i + n`` would wrap at 32 bits and then widen)."""
+
+    weight: int
+    counters: tuple[str, ...]
+    sizes: tuple[str, ...]
+
+
+INDEX_FAMILIES = (
+    IndexFamily(3, ("size_t", "size_t", "unsigned long"), ("size_t", "size_t", "unsigned long")),
+    IndexFamily(2, ("unsigned",), ("unsigned",)),
+    IndexFamily(2, ("long", "long", "long long", "int"), ("long", "long long")),
+)
 
 
 def generate(seed: int) -> Program:
@@ -46,9 +72,11 @@ def generate(seed: int) -> Program:
         draft = _Draft(rng, seed).program()
         try:
             program = finalize(draft)
-            return _declare_at_top(finalize(_place_views(program, rng)), random.Random(f"{seed}/declarations"))
+            program = finalize(_place_views(program, rng))
         except TooBig:
             continue
+        program = _with_index_types(program, random.Random(f"{seed}/types"))
+        return _declare_at_top(program, random.Random(f"{seed}/declarations"))
     raise RuntimeError(f"seed {seed}: no program small enough in 50 draws")
 
 
@@ -61,6 +89,111 @@ def _declare_at_top(program: Program, rng: random.Random) -> Program:
     names = tuple(dict.fromkeys(n.var for n in walk_nodes(program.body) if isinstance(n, Loop)))
     read_after = tuple(v for v in names if rng.random() < 0.4)
     return replace(program, declared_at_top=names, read_after=read_after)
+
+
+def _with_index_types(program: Program, rng: random.Random) -> Program:
+    """In some programs, counters and sizes of other types than int (``Program.types``), written
+    the way C code writes them safely, and often a size small enough that ``n - 1`` wraps. The
+    program is drawn first as an int one, and these choices come from a random stream of their own,
+    so that every other seed's program stays what it was. Where a draw still wraps out of bounds
+    (``finalize`` runs it as C would), another is drawn; after a few, the program keeps int."""
+    if rng.random() >= TYPED_SHARE:
+        return program
+    family = rng.choices(INDEX_FAMILIES, [f.weight for f in INDEX_FAMILIES])[0]
+    for attempt in range(6):
+        try:
+            return finalize(_retyped(program, rng, family, small_sizes=attempt < 4))
+        except TooBig:
+            continue
+    return program
+
+
+def _retyped(program: Program, rng: random.Random, family: IndexFamily, small_sizes: bool) -> Program:
+    counters = tuple(dict.fromkeys(n.var for n in walk_nodes(program.body) if isinstance(n, Loop)))
+    types = {v: rng.choice(family.counters) for v in counters}
+    types.update((name, rng.choice(family.sizes)) for name, _ in program.params)
+    params = list(program.params)
+    small = [k for k, (name, _) in enumerate(params) if name != BIG_PARAM]
+    if small_sizes and small and rng.random() < 0.75:
+        first = rng.choice(small)
+        for k in small:
+            if k == first or rng.random() < 0.2:
+                params[k] = (params[k][0], rng.choice((0, 1, 1, 2, 2, 3)))
+    sizes = dict(params)
+    body = tuple(_restyled(n, rng, types, sizes) for n in program.body)
+    return replace(program, params=tuple(params), body=body,
+                   types=tuple((name, t) for name, t in types.items() if t != "int"))
+
+
+def _restyled(node: Node, rng: random.Random, types: dict[str, str], sizes: dict[str, int]) -> Node:
+    """``node`` with its loops written in the idioms of their counters' types (see ``Loop.style``);
+    a bound that subtracts from a size smaller than what it subtracts is guarded by an ``if`` or
+    moved to the counter's side, as careful code does."""
+    if isinstance(node, If):
+        return replace(node, then=tuple(_restyled(c, rng, types, sizes) for c in node.then),
+                       orelse=tuple(_restyled(c, rng, types, sizes) for c in node.orelse))
+    if not isinstance(node, Loop):
+        return node
+    loop = replace(node, body=tuple(_restyled(c, rng, types, sizes) for c in node.body))
+    unsigned = is_unsigned(types.get(loop.var, "int"))
+    if loop.descending:
+        loop = _downward_idiom(loop, rng, unsigned)
+        bound = loop.top()
+    else:
+        if loop.upper.const in (-1, -2) and len(loop.upper.terms) == 1 and loop.upper.terms[0][1][0] in sizes \
+                and rng.random() < 0.2:  # (n - 3 wraps at more of the small sizes)
+            loop = replace(loop, upper=Poly(loop.upper.terms, -3))
+        bound = loop.upper
+        if bound.terms and bound.const < 0 and rng.random() < (0.5 if unsigned else 0.3):
+            return replace(loop, style="plus")
+    if not unsigned or not bound.terms or bound.const >= 0:
+        return loop
+    return _kept_from_wrapping(loop, bound, rng, sizes)
+
+
+def _downward_idiom(loop: Loop, rng: random.Random, unsigned: bool) -> Loop:
+    """An unsigned counter cannot count down to ``i >= 0``: ``i-- > 0`` or ``i > 0`` over
+    ``a[i - 1]``; a signed one sometimes the first way too."""
+    if unsigned:
+        loop = replace(loop, style=rng.choice(("postdec", "gt")), step=1)
+    elif loop.step == 1 and rng.random() < 0.3:
+        loop = replace(loop, style="postdec")
+    if loop.style == "gt":  # the body reads a[i - 1] where it read a[i]
+        loop = replace(loop, body=tuple(_shifted_var(c, loop.var, -1) for c in loop.body))
+    return loop
+
+
+def _kept_from_wrapping(loop: Loop, bound: Poly, rng: random.Random, sizes: dict[str, int]) -> Node:
+    """``loop``, whose unsigned ``bound`` subtracts a constant, behind ``if (n >= c)`` or as
+    ``i + c < n`` where the program's size is below ``c`` (and sometimes where it is not)."""
+    names = bound.terms[0][1] if len(bound.terms) == 1 else ()
+    wraps = not (len(names) == 1 and bound.terms[0][0] == 1 and sizes.get(names[0], -1) >= -bound.const)
+    if not wraps and rng.random() >= 0.3:
+        return loop
+    if len(names) == 1 and names[0] in sizes:
+        return If(Cond(Poly(bound.terms, 0), ">=", const(-bound.const)), (loop,))
+    return replace(loop, style="plus") if not loop.descending else loop
+
+
+def _shifted_var(node: Node, name: str, delta: int) -> Node:
+    """``node`` with every subscript, bound and condition reading ``name + delta`` for ``name``."""
+    def access(a):
+        if isinstance(a, Access):
+            return Access(a.array, tuple(p.shift_var(name, delta) for p in a.index))
+        if isinstance(a, BinOp):
+            return replace(a, left=access(a.left), right=access(a.right))
+        return a
+
+    if isinstance(node, Stmt):
+        return replace(node, target=access(node.target), expr=access(node.expr))
+    if isinstance(node, Loop):
+        return replace(node, lower=node.lower.shift_var(name, delta), upper=node.upper.shift_var(name, delta),
+                       body=tuple(_shifted_var(c, name, delta) for c in node.body))
+    if isinstance(node, If):
+        cond = replace(node.cond, lhs=node.cond.lhs.shift_var(name, delta), rhs=node.cond.rhs.shift_var(name, delta))
+        return replace(node, cond=cond, then=tuple(_shifted_var(c, name, delta) for c in node.then),
+                       orelse=tuple(_shifted_var(c, name, delta) for c in node.orelse))
+    return node
 
 
 def _place_views(program: Program, rng: random.Random) -> Program:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from collections.abc import Iterator
 from typing import Union
 
+from s2s.fuzz import cint
+
 INT_TYPES = ("int", "unsigned")
 FLOAT_TYPES = ("float", "double")
 INT_MASK = 1023  # every int result is masked to 10 bits, so sums of small products never overflow
@@ -48,6 +50,20 @@ class Poly:
 
     def shifted(self, delta: int) -> Poly:
         return Poly(self.terms, self.const + delta)
+
+    def shift_var(self, name: str, delta: int) -> Poly:
+        """``self`` with ``name`` replaced by ``name + delta`` (a loop variable occurs once per product)."""
+        terms: list[tuple[int, tuple[str, ...]]] = []
+        const = self.const
+        for coef, names in self.terms:
+            terms.append((coef, names))
+            if name in names and delta:
+                rest = tuple(n for n in names if n != name)
+                if rest:
+                    terms.append((coef * delta, rest))
+                else:
+                    const += coef * delta
+        return Poly(tuple(terms), const)
 
     def substitute(self, name: str, value: int) -> Poly:
         terms: list[tuple[int, tuple[str, ...]]] = []
@@ -144,12 +160,21 @@ class Cond:
     rhs: Poly
     modulus: int = 0
 
-    def holds(self, env: dict[str, int]) -> bool:
+    def holds(self, env: dict[str, int], types: dict[str, str] | None = None) -> bool:
+        if types:
+            return self._holds_in_c(env, types)
         a = self.lhs.evaluate(env)
         if self.modulus:
             return int(_c_mod(a, self.modulus)) == self.rhs.const
         b = self.rhs.evaluate(env)
         return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">=": a >= b, ">": a > b}[self.op]
+
+    def _holds_in_c(self, env: dict[str, int], types: dict[str, str]) -> bool:
+        """As C decides it where some names are unsigned: ``(i - 1) % 2`` is 1 at ``i = 0``."""
+        lhs = cint.evaluate(self.lhs, env, types)
+        if self.modulus:
+            return cint.compare(cint.modulo(lhs, self.modulus), "==", cint.Value(self.rhs.const, cint.INT))
+        return cint.compare(lhs, self.op, cint.evaluate(self.rhs, env, types))
 
     def c(self) -> str:
         if self.modulus:
@@ -172,7 +197,17 @@ class If:
 @dataclass(frozen=True)
 class Loop:
     """``for (v = lower; v < upper (or <=); v += step)``, or from the top down when ``descending``
-    (``for (v = upper - 1 (or upper); v >= lower; v -= step)``)."""
+    (``for (v = upper - 1 (or upper); v >= lower; v -= step)``).
+
+    ``style`` is how the loop is written, the idioms of unsigned counters (all step 1 but ``plus``):
+
+    * ``plus``: a bound that subtracts moved to the counter's side, ``v + 2 < n`` for ``v < n - 2``
+      (the same iterations; never wraps);
+    * ``postdec`` (descending): ``for (v = top; v-- > lower;)``, the body seeing ``top - 1 .. lower``;
+    * ``gt`` (descending): ``for (v = top; v > lower; v--)``, the body seeing ``top .. lower + 1``
+      (the generator writes its subscripts ``a[v - 1]``).
+
+    where ``top`` is ``upper`` (``upper + 1`` when ``inclusive``)."""
 
     var: str
     lower: Poly
@@ -181,13 +216,71 @@ class Loop:
     inclusive: bool = False
     step: int = 1
     descending: bool = False
+    style: str = ""
 
-    def values(self, env: dict[str, int]) -> range:
+    def values(self, env: dict[str, int], types: dict[str, str] | None = None) -> range | list[int]:
+        """The counter's values in order; with ``types`` (a program whose counters or sizes are not
+        all ``int``) as C computes them, raising ``cint.Unrunnable`` where a counter runs away."""
+        if types:
+            return self._values_in_c(env, types)
         lo = self.lower.evaluate(env)
         hi = self.upper.evaluate(env) + (1 if self.inclusive else 0)  # exclusive
         if self.descending:
+            if self.style == "postdec":
+                return range(hi - 1, lo - 1, -1)
+            if self.style == "gt":
+                return range(hi, lo, -1)
             return range(hi - 1, lo - 1, -self.step)
         return range(lo, hi, self.step)
+
+    def top(self) -> Poly:
+        """What the descending idioms start from (``postdec`` and ``gt``)."""
+        return self.upper.shifted(1) if self.inclusive else self.upper
+
+    def plus_form(self) -> bool:
+        """Whether the ``plus`` style applies: the bound subtracts a constant from a sum of names."""
+        return self.style == "plus" and not self.descending and bool(self.upper.terms) and self.upper.const < 0
+
+    def _values_in_c(self, env: dict[str, int], types: dict[str, str]) -> list[int]:
+        kind = cint.kind_of(types.get(self.var, "int"))
+        out: list[int] = []
+
+        def ev(p: Poly) -> cint.Value:
+            return cint.evaluate(p, env, types)
+
+        def counter(v: int) -> cint.Value:
+            return cint.Value(v, kind)
+
+        def take(v: int) -> None:
+            if abs(v) >= cint.SANE or len(out) >= cint.MAX_TRIPS:
+                raise cint.RunsAway(f"{self.var} takes {v} after {len(out)} iterations")
+            out.append(v)
+
+        if not self.descending:
+            v = cint.convert(ev(self.lower).value, kind)
+            cmp = "<=" if self.inclusive else "<"
+            if self.plus_form():
+                bound, add = ev(Poly(self.upper.terms, 0)), -self.upper.const
+            else:
+                bound, add = ev(self.upper), 0
+            while cint.compare(cint.binop("+", counter(v), cint.Value(add, cint.INT)) if add else counter(v),
+                               cmp, bound):
+                take(v)
+                v = cint.binop("+", counter(v), cint.Value(self.step, cint.INT)).value
+                v = cint.convert(v, kind)
+            return out
+        lower = ev(self.lower)
+        if self.style in ("postdec", "gt"):
+            v = cint.convert(ev(self.top()).value, kind)
+            while cint.compare(counter(v), ">", lower):
+                v = cint.convert(v - 1, kind)
+                take(v if self.style == "postdec" else v + 1)
+            return out
+        v = cint.convert(ev(self.upper if self.inclusive else self.upper.shifted(-1)).value, kind)
+        while cint.compare(counter(v), ">=", lower):
+            take(v)
+            v = cint.convert(cint.binop("-", counter(v), cint.Value(self.step, cint.INT)).value, kind)
+        return out
 
 
 Node = Union[Loop, If, Stmt, ScalarDecl]
@@ -251,6 +344,12 @@ class Program:
     # loops; those in ``read_after`` start at 0 and their final values go into g_result
     declared_at_top: tuple[str, ...] = ()
     read_after: tuple[str, ...] = ()
+    # C types of the loop variables and the size parameters that are not int (``size_t n``,
+    # ``for (unsigned i ...``), one per name: see ``s2s.fuzz.cint`` for what they change
+    types: tuple[tuple[str, str], ...] = ()
+
+    def type_of(self, name: str) -> str:
+        return dict(self.types).get(name, "int")
 
     def array(self, name: str) -> Array:
         return next(a for a in self.arrays if a.name == name)

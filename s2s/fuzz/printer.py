@@ -10,11 +10,12 @@ optimizer that swaps the operands of a commutative ``+`` may legally change them
 from __future__ import annotations
 
 from s2s.fuzz.model import (
-    FLOAT_TYPES, INT_MASK, Access, Array, BinOp, Const, Expr, If, Loop, LoopVar, Node, Program, ScalarDecl,
+    FLOAT_TYPES, INT_MASK, Access, Array, BinOp, Const, Expr, If, Loop, LoopVar, Node, Poly, Program, ScalarDecl,
     ScalarRef, Stmt, walk_nodes,
 )
 
 HEADER_TAG = "s2s-fuzz:"
+SIGNED_WIDE = ("long", "long long")
 
 
 def storage_name(a: Array) -> str:
@@ -35,6 +36,7 @@ def header_comment(program: Program, target: str = "c", note: str = "") -> str:
 
 def to_c(program: Program, header: str = "") -> str:
     types = _scalar_types(program)
+    index_types = dict(program.types)
     arrays = {a.name: a for a in program.arrays}
     out: list[str] = [header] if header else []
     out += ["#include <stdio.h>", "#include <stdlib.h>", ""]
@@ -49,7 +51,7 @@ def to_c(program: Program, header: str = "") -> str:
     out.append("")
 
     # the kernel
-    params = [f"int {name}" for name, _ in program.params]
+    params = [f"{program.type_of(name)} {name}" for name, _ in program.params]
     call = [name for name, _ in program.params]
     local_views: list[str] = []
     passed_buffers: list[str] = []
@@ -73,13 +75,15 @@ def to_c(program: Program, header: str = "") -> str:
     out.append(f"void kernel({', '.join(params) or 'void'})")
     out.append("{")
     out += local_views
-    if program.declared_at_top:
-        names = [f"{v} = 0" if v in program.read_after else v for v in program.declared_at_top]
-        out.append(f"  int {', '.join(names)};")
+    by_type: dict[str, list[str]] = {}
+    for v in program.declared_at_top:
+        by_type.setdefault(program.type_of(v), []).append(f"{v} = 0" if v in program.read_after else v)
+    for ctype, names in by_type.items():
+        out.append(f"  {ctype} {', '.join(names)};")
     for s in program.scalars:
         out.append(f"  {s.ctype} {s.name} = {s.init.text};")
     for node in program.body:
-        _node(node, 1, types, arrays, out, program.declared_at_top)
+        _node(node, 1, types, arrays, out, program.declared_at_top, index_types)
     for k, name in enumerate([s.name for s in program.scalars] + list(program.read_after)):
         out.append(f"  g_result[{k}] = {name};")
     out.append("}")
@@ -97,7 +101,9 @@ def to_c(program: Program, header: str = "") -> str:
     out.append("int main(int argc, char **argv)")
     out.append("{")
     for k, (name, value) in enumerate(program.params):
-        out.append(f"  int {name} = argc > {k + 1} ? atoi(argv[{k + 1}]) : {value};")
+        ctype = program.type_of(name)
+        read = f"atoi(argv[{k + 1}])" if ctype == "int" else f"({ctype})atol(argv[{k + 1}])"
+        out.append(f"  {ctype} {name} = argc > {k + 1} ? {read} : {value};")
     for salt, a in enumerate(program.arrays):
         if a.kind != "view":
             _fill(a, salt, out)
@@ -128,46 +134,61 @@ def target_type(target: Access | ScalarRef, types: dict[str, str], arrays: dict[
 
 
 def _node(node: Node, depth: int, types: dict[str, str], arrays: dict[str, Array], out: list[str],
-          at_top: tuple[str, ...] = ()) -> None:
+          at_top: tuple[str, ...] = (), index_types: dict[str, str] | None = None) -> None:
     pad = "  " * depth
+    index_types = index_types or {}
     if isinstance(node, Loop):
-        v = node.var
-        declare = "" if v in at_top else "int "
-        step = f"{v}++" if node.step == 1 else f"{v} += {node.step}"
-        if node.descending:
-            start = node.upper.c() if node.inclusive else node.upper.shifted(-1).c()
-            step = f"{v}--" if node.step == 1 else f"{v} -= {node.step}"
-            out.append(f"{pad}for ({declare}{v} = {start}; {v} >= {node.lower.c()}; {step})")
-        else:
-            cmp = "<=" if node.inclusive else "<"
-            out.append(f"{pad}for ({declare}{v} = {node.lower.c()}; {v} {cmp} {node.upper.c()}; {step})")
-        _block(node.body, depth, types, arrays, out, at_top)
+        out.append(pad + loop_header(node, "" if node.var in at_top else index_types.get(node.var, "int") + " "))
+        _block(node.body, depth, types, arrays, out, at_top, index_types)
     elif isinstance(node, If):
         out.append(f"{pad}if ({node.cond.c()})")
-        _block(node.then, depth, types, arrays, out, at_top)
+        _block(node.then, depth, types, arrays, out, at_top, index_types)
         if node.orelse:
             out.append(f"{pad}else")
-            _block(node.orelse, depth, types, arrays, out, at_top)
+            _block(node.orelse, depth, types, arrays, out, at_top, index_types)
     elif isinstance(node, ScalarDecl):
         out.append(f"{pad}{node.ctype} {node.name} = {node.init.text};")
     elif isinstance(node, Stmt):
-        out.append(pad + statement_c(node, types, arrays))
+        out.append(pad + statement_c(node, types, arrays, index_types))
     else:  # pragma: no cover - the model has no other node
         raise TypeError(node)
 
 
-def _block(body, depth, types, arrays, out, at_top: tuple[str, ...] = ()) -> None:
+def loop_header(node: Loop, declare: str) -> str:
+    """``for (...)`` as the loop's style writes it (``declare``: the counter's type and a space, or
+    nothing where it is declared at the kernel's top)."""
+    v = node.var
+    if node.descending and node.style == "postdec":
+        return f"for ({declare}{v} = {node.top().c()}; {v}-- > {node.lower.c()};)"
+    if node.descending and node.style == "gt":
+        return f"for ({declare}{v} = {node.top().c()}; {v} > {node.lower.c()}; {v}--)"
+    if node.descending:
+        start = node.upper.c() if node.inclusive else node.upper.shifted(-1).c()
+        step = f"{v}--" if node.step == 1 else f"{v} -= {node.step}"
+        return f"for ({declare}{v} = {start}; {v} >= {node.lower.c()}; {step})"
+    step = f"{v}++" if node.step == 1 else f"{v} += {node.step}"
+    cmp = "<=" if node.inclusive else "<"
+    if node.plus_form():
+        test = f"{v} + {-node.upper.const} {cmp} {Poly(node.upper.terms, 0).c()}"
+    else:
+        test = f"{v} {cmp} {node.upper.c()}"
+    return f"for ({declare}{v} = {node.lower.c()}; {test}; {step})"
+
+
+def _block(body, depth, types, arrays, out, at_top: tuple[str, ...] = (),
+           index_types: dict[str, str] | None = None) -> None:
     pad = "  " * depth
     out.append(pad + "{")
     for child in body:
-        _node(child, depth + 1, types, arrays, out, at_top)
+        _node(child, depth + 1, types, arrays, out, at_top, index_types)
     out.append(pad + "}")
 
 
-def statement_c(s: Stmt, types: dict[str, str], arrays: dict[str, Array]) -> str:
+def statement_c(s: Stmt, types: dict[str, str], arrays: dict[str, Array],
+                index_types: dict[str, str] | None = None) -> str:
     ctype = target_type(s.target, types, arrays)
     lhs = expr_c(s.target, ctype, arrays)
-    rhs = expr_c(s.expr, ctype, arrays)
+    rhs = expr_c(s.expr, ctype, arrays, index_types)
     if ctype == "int":  # masked so that no sum of small products can overflow
         if s.op == "=":
             return f"{lhs} = ({rhs}) & {INT_MASK};"
@@ -175,18 +196,22 @@ def statement_c(s: Stmt, types: dict[str, str], arrays: dict[str, Array]) -> str
     return f"{lhs} {s.op} {rhs};"
 
 
-def expr_c(e: Expr, ctype: str, arrays: dict[str, Array]) -> str:
+def expr_c(e: Expr, ctype: str, arrays: dict[str, Array], index_types: dict[str, str] | None = None) -> str:
     if isinstance(e, Const):
         return e.text if not e.text.startswith("-") else f"({e.text})"
     if isinstance(e, LoopVar):
-        # Cast in floating-point context so that products of loop variables are never int products.
-        return f"({ctype}){e.name}" if ctype in FLOAT_TYPES else e.name
+        # Cast in floating-point context so that products of loop variables are never int products;
+        # and a signed 64-bit counter in unsigned context, where it would make the products signed
+        # (and able to overflow) rather than wrap
+        if ctype in FLOAT_TYPES or (ctype == "unsigned" and (index_types or {}).get(e.name) in SIGNED_WIDE):
+            return f"({ctype}){e.name}"
+        return e.name
     if isinstance(e, ScalarRef):
         return e.name
     if isinstance(e, Access):
         return e.array + "".join(f"[{p.c()}]" for p in e.index)
     if isinstance(e, BinOp):
-        return f"({expr_c(e.left, ctype, arrays)} {e.op} {expr_c(e.right, ctype, arrays)})"
+        return f"({expr_c(e.left, ctype, arrays, index_types)} {e.op} {expr_c(e.right, ctype, arrays, index_types)})"
     raise TypeError(e)
 
 

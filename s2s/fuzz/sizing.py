@@ -6,11 +6,18 @@ records the range each subscript takes, shifts a declared array's subscripts tha
 zero, sizes every array to what is touched, and places each pointer view far enough into its buffer
 that its lowest access is the buffer's element 0 or later. Doing this on the model, not on C text,
 is also what lets the shrinker change anything and stay free of undefined behaviour.
+
+Where counters or sizes are unsigned or wider than ``int`` (``Program.types``), the loops and
+conditions run as C runs them (``s2s.fuzz.cint``), and a last walk checks that every subscript C
+computes is the one the model computed: a bound that wraps, a counter that runs past 0, or a
+subscript ``i - 1`` that wraps at ``i = 0`` makes the program too big for the fuzzer, like one
+that runs too long.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+from s2s.fuzz import cint
 from s2s.fuzz.model import Access, BinOp, If, Loop, Node, Poly, Program, Stmt
 
 MAX_INSTANCES = 150_000  # statement instances per program: keeps -O0 runs and this walk fast
@@ -24,8 +31,11 @@ class TooBig(Exception):
 def finalize(program: Program) -> Program:
     ranges = subscript_ranges(program)
     shifts: dict[tuple[str, int], int] = {}
+    # With unsigned counters a view's subscript below zero would wrap: it is shifted up, and the
+    # view placed as far down its buffer, so that it touches the same elements.
+    shift_views = any(cint.is_unsigned(t) for _, t in program.types)
     for (name, dim), (lo, _) in ranges.items():
-        if program.array(name).kind != "view" and lo < 0:
+        if (program.array(name).kind != "view" or shift_views) and lo < 0:
             shifts[(name, dim)] = -lo
     if shifts:
         program = map_accesses(program, lambda a: _shift(a, shifts))
@@ -36,6 +46,8 @@ def finalize(program: Program) -> Program:
             if not _rank_probe(program, a.name):
                 continue  # never accessed
             lo, hi = ranges.get((a.name, 0), (0, 0))  # (0, 0): accessed only where nothing runs
+            if (a.name, 0) in shifts:
+                lo, hi, a = 0, hi + shifts[(a.name, 0)], replace(a, offset=max(0, a.offset - shifts[(a.name, 0)]))
             a = replace(a, offset=max(a.offset, -lo))
             views_of.setdefault(a.buffer, []).append((a, hi))
             arrays.append(a)
@@ -64,12 +76,51 @@ def finalize(program: Program) -> Program:
         if total > MAX_ELEMENTS:
             raise TooBig(f"{a.name} has {total} elements")
         sized.append(a)
-    return replace(program, arrays=tuple(sized))
+    program = replace(program, arrays=tuple(sized))
+    if program.types:
+        _check_subscripts_in_c(program)
+    return program
 
 
 def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]:
     """(array, dimension) -> (lowest, highest) subscript over every access the program runs."""
     ranges: dict[tuple[str, int], list[int]] = {}
+
+    def record(a: Access, env: dict[str, int]) -> None:
+        for d, p in enumerate(a.index):
+            v = p.evaluate(env)
+            r = ranges.get((a.array, d))
+            if r is None:
+                ranges[(a.array, d)] = [v, v]
+            elif v < r[0]:
+                r[0] = v
+            elif v > r[1]:
+                r[1] = v
+
+    _run_accesses(program, record)
+    return {k: (v[0], v[1]) for k, v in ranges.items()}
+
+
+def _check_subscripts_in_c(program: Program) -> None:
+    """Every subscript as C computes it (unsigned ones modulo 2^width) must be the model's."""
+    types = dict(program.types)
+
+    def check(a: Access, env: dict[str, int]) -> None:
+        for p in a.index:
+            try:
+                in_c = cint.evaluate(p, env, types).value
+            except cint.Unrunnable as e:
+                raise TooBig(f"{a.array}[{p.c()}]: {e}") from None
+            if in_c != p.evaluate(env):
+                raise TooBig(f"{a.array}[{p.c()}] wraps to {in_c}")
+
+    _run_accesses(program, check)
+
+
+def _run_accesses(program: Program, visit) -> None:
+    """Run the program's loops and conditions and ``visit(access, env)`` every access of every
+    statement instance (only the first and last iterations of an innermost loop of statements)."""
+    types = dict(program.types)
     count = 0
     accesses_of: dict[int, list[Access]] = {}
 
@@ -78,15 +129,7 @@ def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]
         if acc is None:
             acc = accesses_of[id(s)] = list(statement_accesses(s))
         for a in acc:
-            for d, p in enumerate(a.index):
-                v = p.evaluate(env)
-                r = ranges.get((a.array, d))
-                if r is None:
-                    ranges[(a.array, d)] = [v, v]
-                elif v < r[0]:
-                    r[0] = v
-                elif v > r[1]:
-                    r[1] = v
+            visit(a, env)
 
     def run(nodes: tuple[Node, ...], env: dict[str, int]) -> None:
         nonlocal count
@@ -97,7 +140,10 @@ def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]
                     raise TooBig("too many statement instances")
                 record(n, env)
             elif isinstance(n, Loop):
-                values = n.values(env)
+                try:
+                    values = n.values(env, types)
+                except cint.Unrunnable as e:
+                    raise TooBig(str(e)) from None
                 if len(values) > 2 and all(isinstance(c, Stmt) for c in n.body):
                     # Subscripts are linear in each loop variable (a loop variable is only ever
                     # multiplied by constants and parameters), so an innermost loop's first and last
@@ -109,10 +155,13 @@ def subscript_ranges(program: Program) -> dict[tuple[str, int], tuple[int, int]]
                     run(n.body, env)
                 env.pop(n.var, None)
             elif isinstance(n, If):
-                run(n.then if n.cond.holds(env) else n.orelse, env)
+                try:
+                    holds = n.cond.holds(env, types)
+                except cint.Unrunnable as e:
+                    raise TooBig(str(e)) from None
+                run(n.then if holds else n.orelse, env)
 
     run(program.body, dict(program.params))
-    return {k: (v[0], v[1]) for k, v in ranges.items()}
 
 
 def statement_accesses(s: Stmt):
