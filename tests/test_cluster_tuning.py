@@ -14,39 +14,11 @@ from s2s.tuning import RecipeDB, machine_fingerprint   # noqa: E402
 from s2s.tuning.cluster import ClusterError, absolute, evaluator, in_units_of, scheduler_address   # noqa: E402
 from s2s.tuning.transfer_tuner import record   # noqa: E402
 from s2s.tuning.tuner import Program, Timing, autotune, build_and_run, default_recipes   # noqa: E402
+from test_autotune import PROGRAM as AUTOTUNED   # noqa: E402
 
-# A 2-D smoothing step that writes its result transposed (a band to tile: several moves at once),
-# one SCoP to tune; the program prints part of its result and its own time.
-PROGRAM = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-void step(int n, double a[n][n], double b[n][n]) {
-  for (int i = 1; i < n - 1; i++)
-    for (int j = 1; j < n - 1; j++)
-      b[j][i] = 0.2 * (a[i][j] + a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1]);
-}
-
-int main(void) {
-  int n = 200;
-  double (*a)[n] = malloc(sizeof(double) * n * n), (*b)[n] = malloc(sizeof(double) * n * n);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      a[i][j] = ((i * 13 + j * 7) % 17) / 17.0;
-      b[i][j] = 0.0;
-    }
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  step(n, a, b);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double sum = 0.0;
-  for (int i = 1; i < n - 1; i++)
-    sum += b[i][i] + b[i][n - 1 - i];
-  printf("%a\n%.6f\n", sum, (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
-  return 0;
-}
-"""
+# test_autotune's transposed 2-D heat step (a band to tile: several moves at once), one SCoP to
+# tune, at a size that keeps each of the workers' runs short.
+PROGRAM = AUTOTUNED.replace("int n = 300;", "int n = 200;")
 
 THRESHOLDS = ("optimize=0,parallel=0,kernel=0,kernel_min=0,parallel_kernel=0,parallel_start=0,parallel_wake=0,"
               "parallel_wavefront=0")
