@@ -134,6 +134,9 @@ def test_a_build_never_fails_because_of_the_server(tmp_path, programs):
     assert subprocess.run([str(tmp_path / "sharpen")], capture_output=True).returncode == 0
     bad = _cc(programs[1].sources[0], tmp_path / "sharpen2", {"S2S_RECIPE_SERVER": "gopher://x"})
     assert bad.returncode == 0 and "recipe server not used" in bad.stderr
+    alone = _cc(programs[1].sources[0], tmp_path / "sharpen3", {"S2S_RECIPE_SERVER": "gopher://x",
+                                                               "S2S_RECIPE_DB": str(tmp_path / "none.sqlite")})
+    assert alone.returncode == 0 and "recipe server not used" in alone.stderr, alone.stderr
 
 
 def test_s2s_tune_uploads_and_transfers_through_the_server(db, tmp_path, programs):

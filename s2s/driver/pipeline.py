@@ -301,8 +301,8 @@ def _lender(options: PipelineOptions, report: list[str]):
         server = None
     records = []
     if not default_path().is_file():
-        if server is None:
-            report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
+        report.append(f"recipe database not used: there is none at {default_path()} (s2s tune fills it)")
+        if server is None and not notes:
             return None
     else:
         try:
@@ -310,7 +310,7 @@ def _lender(options: PipelineOptions, report: list[str]):
                 records = db.records(target=options.target)
         except RecipeDBError as exc:
             report.append(f"recipe database not used: {exc}")
-            if server is None:
+            if server is None and not notes:
                 return None
     return Lender(records, options.target, options.tune, options.tune_exclude, server=server, notes=notes)
 
