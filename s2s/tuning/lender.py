@@ -48,7 +48,7 @@ class Lender:
             self.records = [r for r in self.records if r.features_version == FEATURES_VERSION
                             and (r.speedup or 0.0) >= self.min_gain]
             self._embeddings = [embed(r.features, r.machine_features) for r in self.records]
-            self._machine = machine_features() if self.records else {}
+            self._machine = machine_features() if self.records or self.server is not None else {}
             self._scale = Scale.over(self._embeddings)
 
     def lend(self, ident: str, features: Callable[[], ScopFeatures],
@@ -81,7 +81,7 @@ class Lender:
         from s2s.tuning.remote import RecipeServerError
 
         try:
-            found = self.server.transfer(self.target, {ident: f.values}, machine_features(), topk=1,
+            found = self.server.transfer(self.target, {ident: f.values}, self._machine, topk=1,
                                          min_speedup=self.min_gain, exclude=self.exclude)
         except RecipeServerError as exc:
             self.notes.append(f"{exc}; the local recipe database lends instead")
