@@ -1,13 +1,29 @@
-"""Bounds on work: a call under a hard time limit, isl calls under an operation budget.
+"""Bounds on work: a call under a hard time limit, a call under a CPU-time budget, isl calls
+under an operation budget.
 
 isl's integer programming and Farkas duals cannot be interrupted from Python, and its operation
 counter does not cover them all; a forked child that is killed at the limit stops them for sure.
+The optimizer's own budgets count CPU time (``run_with_cpu_limit``, ``work_clock``), not wall
+time: on a loaded machine (a parallel make, a CI runner) the same file gets the same decisions.
+A user's time-out (``--s2s-timeout``) is wall time (``run_with_time_limit``).
 """
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+
+# Where a CPU budget's computation cannot get the CPU (an overloaded machine), it is stopped after
+# this many times its budget of wall time all the same (and a few seconds more).
+CPU_LIMIT_WALL_FACTOR = 10
+CPU_LIMIT_WALL_SLACK_S = 5.0
+
+
+def work_clock() -> float:
+    """CPU seconds this thread has run: the clock of the optimizer's budgets inside a process."""
+    return time.thread_time()
 
 
 class TimeLimitExceeded(Exception):
@@ -30,7 +46,28 @@ def run_with_time_limit(fn: Callable[[], object], seconds: float):
     import threading
 
     if hasattr(os, "fork") and threading.current_thread() is threading.main_thread():
-        return _run_in_child(fn, seconds)
+        return _run_in_child(fn, seconds, seconds)
+    return _run_in_thread(fn, seconds)
+
+
+def run_with_cpu_limit(fn: Callable[[], object], seconds: float):
+    """Call ``fn()``; raise ``TimeLimitExceeded`` once it has run ``seconds`` of CPU time (0: no
+    limit), or ``CPU_LIMIT_WALL_FACTOR`` times as long in wall time where it cannot get the CPU.
+
+    Where the platform can fork, ``fn`` runs in a child process whose profiling timer ends it at
+    the budget; elsewhere in a daemon thread abandoned at the (wall-clock) limit."""
+    if seconds <= 0:
+        return fn()
+    import threading
+
+    wall = seconds * CPU_LIMIT_WALL_FACTOR + CPU_LIMIT_WALL_SLACK_S
+    if hasattr(os, "fork") and threading.current_thread() is threading.main_thread():
+        return _run_in_child(fn, wall, seconds, cpu_seconds=seconds)
+    return _run_in_thread(fn, wall)
+
+
+def _run_in_thread(fn: Callable[[], object], seconds: float):
+    import threading
 
     box: dict[str, object] = {}
 
@@ -50,38 +87,46 @@ def run_with_time_limit(fn: Callable[[], object], seconds: float):
     return box["result"]  # type: ignore[return-value]
 
 
-def _run_in_child(fn: Callable[[], object], seconds: float):
+def _run_in_child(fn: Callable[[], object], wall_seconds: float, limit: float, cpu_seconds: float = 0.0):
+    """``fn()`` computed in a forked child killed after ``wall_seconds`` (and, with
+    ``cpu_seconds``, ended by its profiling timer once it has run that much CPU time); the
+    ``TimeLimitExceeded`` raised either way names ``limit``."""
     import select
     import signal
-    import time
 
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, send back (result or error), leave without cleanup
         os.close(read_end)
         try:
+            if cpu_seconds > 0:   # (no handler: the timer's signal ends the child, even inside isl)
+                signal.signal(signal.SIGPROF, signal.SIG_DFL)
+                signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
             payload = outcome(fn)
+            signal.setitimer(signal.ITIMER_PROF, 0)
             with os.fdopen(write_end, "wb") as out:
                 out.write(payload)
         finally:
             os._exit(0)
     os.close(write_end)
     chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + wall_seconds
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([read_end], [], [], left)[0]:
                 os.kill(pid, signal.SIGKILL)
-                raise TimeLimitExceeded(seconds)
+                raise TimeLimitExceeded(limit)
             chunk = os.read(read_end, 1 << 16)
             if not chunk:
                 break
             chunks.append(chunk)
     finally:
         os.close(read_end)
-        os.waitpid(pid, 0)
+        status = os.waitpid(pid, 0)[1]
     if not chunks:
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGPROF:
+            raise TimeLimitExceeded(limit)
         raise RuntimeError("the optimizer process died")
     return unpacked(b"".join(chunks))
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import islpy as isl
 
 from s2s.analysis.scop import Loop, Scop
-from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_cpu_limit
 
 # isl's dataflow analysis can run for minutes on a few dozen accesses with modulo-like subscripts;
-# past this many elementary steps, or this many seconds (its counter misses steps on large
+# past this many elementary steps, or this many CPU seconds (its counter misses steps on large
 # integers: 5M steps took 44 s on fuzz seed 3002974), the memory-based superset stands in
 DATAFLOW_MAX_OPERATIONS = 5_000_000
 DATAFLOW_BUDGET_S = 5.0
@@ -86,7 +86,7 @@ def exact_flow(sink: isl.UnionMap, source: isl.UnionMap, sched: isl.UnionMap,
     isl splits the problem along its sequences (about twice as fast on fuzzed programs of a dozen
     statements). It runs in a child process killed at the budget, as isl cannot be interrupted."""
     try:
-        found = run_with_time_limit(lambda: _isl_flow(sink, source, sched, tree), DATAFLOW_BUDGET_S)
+        found = run_with_cpu_limit(lambda: _isl_flow(sink, source, sched, tree), DATAFLOW_BUDGET_S)
     except TimeLimitExceeded:
         return None
     if found is None:

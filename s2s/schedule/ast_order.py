@@ -15,7 +15,7 @@ import islpy as isl
 from s2s.analysis.dependences import Dependences
 from s2s.analysis.scop import Scop
 from s2s.schedule.legality import is_legal
-from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_cpu_limit
 
 # Reading back and checking a tiled AST costs a few times the schedule's own check
 AST_CHECK_OPERATIONS = 2_000_000
@@ -235,7 +235,7 @@ def ast_fault(scop: Scop, deps: Dependences, ast: isl.AstNode,
               max_operations: int = AST_CHECK_OPERATIONS, budget_s: float = AST_CHECK_BUDGET_S) -> str | None:
     """What is wrong with ``ast`` as code for ``scop`` (None: nothing): an instance of the
     domain it does not run, or runs twice, or a dependence it does not keep in order. Also a
-    fault: an AST too dear to check (past ``max_operations`` isl steps or ``budget_s`` seconds:
+    fault: an AST too dear to check (past ``max_operations`` isl steps or ``budget_s`` CPU seconds:
     isl's step counter misses some of its work, and it cannot be interrupted, so the check runs
     in a child process killed at the budget), or with a construct this reader does not model."""
 
@@ -258,6 +258,6 @@ def ast_fault(scop: Scop, deps: Dependences, ast: isl.AstNode,
         return None
 
     try:
-        return run_with_time_limit(check, budget_s)
+        return run_with_cpu_limit(check, budget_s)
     except TimeLimitExceeded:
         return TOO_DEAR

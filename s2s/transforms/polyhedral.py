@@ -38,7 +38,7 @@ from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, 
 from s2s.transforms.temporaries import substitute_temporaries
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
-from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_time_limit
+from s2s.time_limit import TimeLimitExceeded, isl_operation_limit, run_with_cpu_limit
 
 
 USER_ORDER_OPERATIONS = 2_000_000   # isl's steps to find the outer loops that copies make parallel
@@ -939,7 +939,7 @@ def _isl_fallback(scop: Scop, deps, reason: str,
             return sc.compute_schedule().to_str()
 
     try:
-        text = run_with_time_limit(compute, budget_s)
+        text = run_with_cpu_limit(compute, budget_s)
         schedule = isl.Schedule.read_from_str(scop.domain.get_ctx(), text)
         with isl_operation_limit(ISL_FALLBACK_OPERATIONS):
             legal = is_legal(deps, schedule)
