@@ -566,3 +566,25 @@ def test_kernels_take_subscripts_a_constant_off_the_loop_variables(tmp_path):
     result, ref, out = optimized_and_both_outputs(tmp_path / "one.c", ONE_BASED, "c")
     assert sum("1 matrix-multiply statement(s)" in ln for ln in result.report if ": product:" in ln) == 1, result.report
     assert out == ref
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_a_panel_is_no_deeper_than_k_runs_and_gcc_stays_quiet(tmp_path, monkeypatch, target):
+    """With AVX2's 16 registers the k panel is 384 deep, more than symm's k runs at MEDIUM
+    (199 values under arrays of 200): the panel stops at k's extent, and gcc -Warray-bounds
+    no longer warns of an A[i][k] past the array on a path no run takes."""
+    import s2s.transforms.machine_options as machine_options
+    from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
+
+    avx2 = KernelTarget(32, 16, 48 * 1024, 512 * 1024, 32 * 1024 * 1024)
+    assert blocking_for(avx2, 8).depth > 199
+    monkeypatch.setattr(machine_options, "kernel_target", lambda topo: avx2)
+    src = kernel_source(KERNELS["symm"])
+    cpp = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DMEDIUM_DATASET"]
+    result = optimize_c_file(str(src), cpp, PipelineOptions(mode="pluto", target=target, report=True))
+    assert any("matmul-kernel" in line and "/199/" in line for line in result.full_report), result.full_report
+    out = tmp_path / "symm.c"
+    out.write_text(result.source)
+    subprocess.run(["cc", "-O3", "-march=native", "-Wall", "-Wno-unknown-pragmas", "-Werror", *cpp,
+                    *(["-fopenmp"] if target == "openmp" else []), "-c", str(out), "-o", str(tmp_path / "symm.o")],
+                   check=True)

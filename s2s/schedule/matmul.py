@@ -19,6 +19,7 @@ instances must run along k for the same batch and (i, j), or to a later batch it
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import islpy as isl
@@ -294,6 +295,29 @@ def k_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.Pw
     """The least and greatest k of row i, as functions of the parameters and of i (a parameter
     named after it)."""
     return _bounds_per_row(domain, i, j)
+
+
+def deepest_k_run(scop: Scop, stmt: Statement, pattern: MatMulPattern) -> int | None:
+    """The most values k takes in the statement, given the constant extents its arrays are
+    declared with (None where they do not bound it)."""
+    domain = scop.domains_within_extents()[stmt.name]
+    domain = domain.project_out(isl.dim_type.param, 0, domain.dim(isl.dim_type.param))
+    if domain.is_empty():
+        return None
+    k = stmt.iterators.index(pattern.k)
+    high, low = domain.dim_max_val(k), domain.dim_min_val(k)
+    if not (high.is_int() and low.is_int()):
+        return None
+    return high.to_python() - low.to_python() + 1
+
+
+def no_deeper_than(blocking: Blocking, values: int | None) -> Blocking:
+    """``blocking`` with its k panel no deeper than k's ``values``: a panel past them moves
+    nothing more, and gcc, which sees both the panel's bound and an array's, warns of a
+    subscript past the array (-Warray-bounds) on the path no run takes."""
+    if values is None or values >= blocking.depth or values < 1:
+        return blocking
+    return dataclasses.replace(blocking, depth=values)
 
 
 def k_moves_with_rows(stmt: Statement, pattern: MatMulPattern) -> bool:

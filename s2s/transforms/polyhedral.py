@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from s2s.ir import Scalar, expr as ex
+from s2s.ir import Blocking, Scalar, expr as ex
 from s2s.analysis import Dependences, compute_dependences
 from s2s.analysis.dependences import conflicting_arrays, loop_info
 from s2s.analysis.privatization import privatizable
@@ -21,8 +21,8 @@ from s2s.schedule.band_order import reordered_bands
 from s2s.schedule.band_reuse import inner_member_last, streaming_bands
 from s2s.schedule.legality import check, is_legal
 from s2s.schedule.matmul import (
-    KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, k_moves_with_rows, kernel_order_is_legal,
-    mark_name, match_matmul,
+    KernelTarget, MatMulPattern, alone_at_top, batch_outermost, blocking_for, deepest_k_run, k_moves_with_rows,
+    kernel_order_is_legal, mark_name, match_matmul, no_deeper_than,
 )
 from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, groups_apart, jammable_rows
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
@@ -736,9 +736,13 @@ def _matmul_kernels(scop: Scop, deps, sched: PlutoSchedule, scheduler: PlutoSche
                 sched, chosen = batched, apart(batched)
     target, index = options.matmul, {st.name: k for k, st in enumerate(scop.statements)}
     statements, blockings = {st.name: st for st in scop.statements}, dict(options.kernel_blockings)
-    return sched, tuple((p.statement, mark_name(p, blockings.get(index[p.statement]) or blocking_for(
-        target, 8 if p.dtype == "double" else 4, len(p.lefts), k_moves_with_rows(statements[p.statement], p)),
-        options.parallel)) for p in chosen)
+
+    def blocking(p: MatMulPattern) -> Blocking:
+        stmt = statements[p.statement]
+        chosen = blockings.get(index[p.statement]) or blocking_for(
+            target, 8 if p.dtype == "double" else 4, len(p.lefts), k_moves_with_rows(stmt, p))
+        return no_deeper_than(chosen, deepest_k_run(scop, stmt, p))
+    return sched, tuple((p.statement, mark_name(p, blocking(p), options.parallel)) for p in chosen)
 
 
 def _kernels_do_the_bulk(scop: Scop, kernels: list[MatMulPattern]) -> bool:
