@@ -476,6 +476,7 @@ class PlutoScheduler:
             raise SchedulingFailed(f"time budget of {self.budget_s:g} s exceeded") from None
 
     def _schedule_counted(self) -> PlutoSchedule:
+        self.deadline = work_clock() + self.budget_s   # (a child's CPU clock starts afresh)
         try:
             with isl_operation_limit(self.max_operations):
                 return self._schedule()
