@@ -187,6 +187,17 @@ def split_linearized(e: ex.Expr, params: tuple[str, ...]):
     return factor, rebuild(outer), rebuild(inner)
 
 
+def _statement_name(block_id: str, taken: set[str]) -> str:
+    """The isl tuple name of a block's statement: ``S_<block id>``, with the characters isl's
+    names cannot hold (the dots of generated blocks' ids, ``B.load.C_r0``) written as ``_xx_``
+    (hex), and a number after it where that name is taken."""
+    name = "S_" + re.sub(r"[^A-Za-z0-9_]", lambda m: f"_{ord(m.group()):02x}_", block_id)
+    base, k = name, 1
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    return name
+
+
 def _within_extents(st: Statement, sdfg: SDFG) -> isl.Set:
     domain = st.domain
     for _, access in st.accesses:
@@ -597,7 +608,7 @@ class _Model:
                 raise _Reject(f"{type(child).__name__} in a SCoP")
 
     def _statement(self, block: Block, loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]) -> isl.Schedule:
-        name = f"S_{block.id}"
+        name = _statement_name(block.id, {st.name for st in self.statements})
         dims = [l.node.var for l in loops]
         b = AffineBuilder(dims, self.params, name, self.sizes, self._type)
         domain = b.domain
