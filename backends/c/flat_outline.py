@@ -1,0 +1,198 @@
+"""A region as a function of flat parameters, for a unit in another language (C++, CUDA).
+
+C++ and CUDA have no variably modified types: ``double A[n][m]`` cannot be a parameter there. So
+a region moved into such a unit takes each array as a pointer to its first element, each scalar
+it reads by value (the extents among them), and its subscripts are linearized
+(``A[i][j]`` as ``A[(long)(i) * (m) + (j)]``, ``FlatExprPrinter``). The C side declares the
+function ``extern`` and calls it with its arrays cast to element pointers (``prototype``,
+``call``); the other side defines it with ``parameter_list`` (``extern "C"``).
+
+``flat_region`` refuses (None) what such a unit could not compile as C means it, or what the
+function could not give back: a region that writes a scalar of its function or one at file
+scope, returns, has text the IR does not model (Opaque) or library nodes (matrix-multiply
+kernels print GNU C), arrays declared inside it, arrays reached through row pointers, calls
+of anything but <math.h>'s pure functions, types other than C's arithmetic ones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.ir import (
+    Array, Block, Declare, Expr, ExprPrinter, For, IfElse, LibraryNode, Map, Opaque, Return, Scalar, Sequence,
+    Storage, Tasklet, While, walk,
+)
+from s2s.ir import expr as ex
+from s2s.ir.types import TypeKind
+
+from backends.c.outline import _NotOutlinable, _Uses
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from backends.c.printer import CPrinter
+
+# C types whose spelling means the same in C++ and CUDA (with <stddef.h> and <stdint.h>)
+PORTABLE_TYPES = frozenset({
+    "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
+    "unsigned long", "long long", "unsigned long long", "float", "double", "size_t", "ptrdiff_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "intptr_t", "uintptr_t"})
+
+# <math.h>'s functions a region may call, by the type their arguments are converted to (C's
+# prototypes convert them; C++'s overloads would not: ``sqrt(float)`` there is the float one)
+_NO_CAST = {"abs", "labs", "llabs"}
+MATH_CALLS = {f + s: t for f in ex.MATH_FUNCTIONS if f != "ldexp" for s, t in (("", "double"), ("f", "float"))}
+
+
+@dataclass(frozen=True)
+class FlatParam:
+    name: str
+    type: str                          # a scalar's C type; an array's element type
+    array: bool = False
+    extents: tuple[Expr | None, ...] = ()   # an array's, outermost first (the first may be None)
+    written: bool = False              # an array the region writes (else passed as const)
+
+
+@dataclass(frozen=True)
+class FlatRegion:
+    name: str                          # the function's name (external linkage: make it unique)
+    params: tuple[FlatParam, ...]      # scalars first (the extents name them), then arrays
+    body: Sequence                     # the region's statements, as in the IR
+    locals: tuple[tuple[str, str], ...]  # (type, name): loop variables it counts with undeclared
+
+    def parameter_list(self, restrict: str = "__restrict__") -> str:
+        """The parameters as the other unit declares them (``int n, double *__restrict__ A``):
+        the region runs only where its arrays do not overlap (proven, or tested before the call)."""
+        return ", ".join(self._param(p, restrict) for p in self.params) or "void"
+
+    @staticmethod
+    def _param(p: FlatParam, restrict: str) -> str:
+        if not p.array:
+            return f"{p.type} {p.name}"
+        return f"{'' if p.written else 'const '}{p.type} *{restrict + ' ' if restrict else ''}{p.name}"
+
+    def prototype(self) -> str:
+        """The C declaration of the function, for the caller's file (built-in types only)."""
+        return f"extern void {self.name}({self.parameter_list('')});"
+
+    def call(self) -> str:
+        """The C statement that calls it where the region stood."""
+        args = [f"({'' if p.written else 'const '}{p.type} *)({p.name})" if p.array else p.name for p in self.params]
+        return f"{self.name}({', '.join(args)});"
+
+
+class FlatExprPrinter(ExprPrinter):
+    """Expressions with the subscripts of ``arrays`` (name -> extents) linearized, and <math.h>'s
+    calls with their arguments converted as C's prototypes convert them."""
+
+    def __init__(self, arrays: dict[str, tuple[Expr | None, ...]]):
+        super().__init__()
+        self.arrays = arrays
+
+    def linear(self, name: str, indices: tuple[Expr, ...]) -> Expr:
+        """The element's offset from the array's start, as an expression (long arithmetic)."""
+        extents = self.arrays[name]
+        offset: Expr = indices[0]
+        if len(indices) > 1:
+            offset = ex.Cast("long", offset)
+        for index, extent in zip(indices[1:], extents[1:]):
+            offset = ex.Binary("+", ex.Binary("*", offset, extent), index)
+        return offset
+
+    def print_Access(self, e: ex.Access) -> str:
+        if e.name not in self.arrays:
+            return super().print_Access(e)
+        return f"{e.name}[{self.print(self.linear(e.name, e.indices))}]"
+
+    def print_Call(self, e: ex.Call) -> str:
+        to = MATH_CALLS.get(e.func)
+        if to is None:
+            return super().print_Call(e)
+        return f"{e.func}({', '.join(f'({to})({self.print(a)})' for a in e.args)})"
+
+
+def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | None:
+    """``body`` as the flat function ``name``; None where it cannot be (module docstring)."""
+    containers = printer.containers
+    uses = _Uses(printer)
+    try:
+        uses.visit(body, frozenset())
+    except _NotOutlinable:
+        return None
+    declared = set()
+    written_arrays = set()
+    for n in walk(body):
+        if isinstance(n, (Opaque, While, Return)) or isinstance(n, Declare) and (
+                n.init_text is not None or not isinstance(containers.get(n.name), Scalar)):
+            return None
+        if isinstance(n, Declare):
+            data = containers[n.name]
+            # (the other unit declares it as ``type name``: a static or a typedef would not mean the same)
+            if data.storage is Storage.STATIC_LOCAL or data.dtype.spelling not in PORTABLE_TYPES:
+                return None
+            declared.add(n.name)
+        if isinstance(n, Map) and (n.private or n.team_if is not None and ex.calls(n.team_if)):
+            return None
+        if isinstance(n, Block):
+            for c in n.graph.computations():
+                if isinstance(c, LibraryNode) or not isinstance(c, Tasklet):
+                    return None
+            for m in n.graph.writes():
+                if not m.subset and m.data not in declared and not _declared_inside(body, m.data):
+                    return None   # (a scalar of the function or of the file: the call cannot give it back)
+                if m.subset:
+                    written_arrays.add(m.data)
+        for e in _expressions(printer, n):
+            if any(c not in MATH_CALLS and c not in _NO_CAST for c in ex.calls(e)):
+                return None
+            if any(isinstance(s, (ex.SizeOf,)) or isinstance(s, ex.Unary) and s.op in "*&"
+                   or isinstance(s, ex.Cast) and s.type not in PORTABLE_TYPES for s in ex.walk(e)):
+                return None
+    read = list(uses.read)
+    if uses.loop_vars & set(read):
+        return None
+    for n in list(read):
+        data = containers[n]
+        if isinstance(data, Array):
+            for extent in data.shape:
+                if extent is not None:
+                    read += [w for w in ex.names(extent) if w in containers and w not in read]
+    scalars, arrays = [], []
+    order = {c: k for k, c in enumerate(containers)}
+    for n in sorted(read, key=lambda n: order[n]):
+        data = containers[n]
+        if data.dtype.spelling not in PORTABLE_TYPES or data.dtype.kind is TypeKind.OTHER:
+            return None
+        if isinstance(data, Array):
+            if data.row_pointers or any(e is None for e in data.shape[1:]):
+                return None
+            arrays.append(FlatParam(n, data.dtype.spelling, True, data.shape, n in written_arrays))
+        else:
+            if data.storage is Storage.STATIC_LOCAL or getattr(data, "address_taken", False):
+                return None
+            scalars.append(FlatParam(n, data.dtype.spelling))
+    local = []
+    for v in sorted(uses.loop_vars):
+        data = containers[v]
+        if not isinstance(data, Scalar) or data.dtype.spelling not in PORTABLE_TYPES:
+            return None
+        local.append((data.dtype.spelling, v))
+    return FlatRegion(name, tuple(scalars + arrays), body, tuple(local))
+
+
+def _declared_inside(body: Sequence, name: str) -> bool:
+    return any(isinstance(n, Declare) and n.name == name for n in walk(body))
+
+
+def _expressions(printer: "CPrinter", node) -> list[Expr]:
+    """The expressions a node prints itself (not those of its children)."""
+    if isinstance(node, For):
+        return [node.init, node.cond, node.update]
+    if isinstance(node, Map):
+        return [node.start, node.stop, node.step]
+    if isinstance(node, IfElse):
+        return [node.cond]
+    if isinstance(node, Block):
+        return [printer.tasklet_value(node, t) for t in node.graph.computations() if isinstance(t, Tasklet)]
+    if isinstance(node, Declare) and node.init is not None:
+        return _expressions(printer, node.init)
+    return []
