@@ -5,8 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp-install
 # Debian packages s2s uses: a C compiler, clang-14 with Polly and OpenMP for the `polly` comparison and the LLVM
 # front end (C++ through s2s-c++), flang-16 for Fortran's LLVM IR (the front end's tests), and PostgreSQL
-# and openssl for the recipe server's tests (a server of their own, a certificate of their own).
-APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev flang-16 postgresql openssl
+# and openssl for the recipe server's tests (a server of their own, a certificate of their own); Highway
+# (libhwy-dev) for the highway target, with the aarch64 cross compiler and qemu-user that check its portability.
+APT_PACKAGES := gcc g++ make clang-14 libpolly-14-dev libomp-14-dev flang-16 postgresql openssl \
+	libhwy-dev g++-aarch64-linux-gnu qemu-user
 
 .PHONY: setup system-packages demo test test-all bench clean
 

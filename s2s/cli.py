@@ -60,7 +60,7 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument("-std", action=_CppArg, dest="cpp_args", metavar="STD", help=argparse.SUPPRESS)
     p.add_argument("--mode", choices=MODES, default="pluto",
                    help="pluto (the optimizer, default), isl, identity, off; as --s2s-mode")
-    p.add_argument("--target", choices=TARGETS, default="c", help="c (default) or openmp, as --s2s-target")
+    p.add_argument("--target", choices=TARGETS, default="c", help="c (default), openmp, cuda, highway or highway+openmp, as --s2s-target")
     p.add_argument("--fuse", default="smart", choices=("smart", "max", "no"),
                    help="the scheduler's fusion policy, as --s2s-fuse (default: smart)")
     p.add_argument("--tile", type=_tile_sizes, default=None, metavar="N,N,..",
@@ -70,6 +70,8 @@ def _configure_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profitability", choices=("on", "off"), default="on",
                    help="off: a legal schedule replaces the loops even where no gain is expected, "
                         "as --s2s-profitability (default: on)")
+    p.add_argument("--hwy-static", action="store_true",
+                   help="the highway targets: Highway's static dispatch, as --s2s-hwy-static")
     p.add_argument("--reassociate", action="store_true",
                    help="floating-point sums may be reordered: parallel reductions, as --s2s-reassociate")
     p.add_argument("--report", action="store_true",
@@ -94,7 +96,8 @@ def _run_opt(ns: argparse.Namespace) -> int:
     options = PipelineOptions(mode=ns.mode, target=ns.target, report=ns.report, compiler=ns.cc,
                               emit_ir=bool(ns.emit_ir), fusion=ns.fuse, kernels=ns.kernels == "on",
                               profitability=ns.profitability == "on", recipes=ns.recipes,
-                              record_recipes=bool(ns.emit_recipes), reassociate=ns.reassociate)
+                              record_recipes=bool(ns.emit_recipes), reassociate=ns.reassociate,
+                              hwy_static=ns.hwy_static)
     if (ns.emit_recipes or ns.recipes) and ns.mode != "pluto":
         _error(f"{ns.input}: error: recipes are the optimizer's (--mode pluto), not --mode {ns.mode}'s")
         return 1
@@ -134,6 +137,11 @@ def _run_opt(ns: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         Path(ns.output).write_text(result.source, encoding="utf-8", errors="surrogateescape")
+    for unit in getattr(result, "companions", ()):
+        # (beside the output, or the input's directory for stdout: the C file calls what it defines)
+        where = Path(ns.output if ns.output != "-" else ns.input).parent / unit.file_name
+        where.write_text(unit.text, encoding="utf-8")
+        _error(f"{ns.input}: note: the {unit.language} unit its code calls is in {where}")
     if ns.emit_ir:
         Path(ns.emit_ir).write_text(result.ir_json, encoding="utf-8")
     if ns.emit_recipes:
@@ -419,8 +427,8 @@ def _profile(ns: argparse.Namespace) -> int:
 def _configure_fuzz(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, default=100, help="programs to generate and check (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first program; program k has seed + k")
-    p.add_argument("--target", choices=("c", "openmp"), default="c",
-                   help="c, or openmp (-fopenmp, run on 1, 2 and 3 threads)")
+    p.add_argument("--target", choices=("c", "openmp", "highway", "highway+openmp"), default="c",
+                   help="c, openmp (-fopenmp, run on 1, 2 and 3 threads), or the Highway targets")
     p.add_argument("--keep", metavar="DIR", default="fuzz-failures",
                    help="where failures are saved, shrunk and as generated (default: ./fuzz-failures)")
     p.add_argument("--jobs", "-j", type=int, default=2, help="programs checked at once (default 2)")

@@ -208,6 +208,27 @@ def _omp(ctx: ConfigContext) -> Config:
     return replace(cfg, argv=(*cfg.argv, "-fopenmp"))
 
 
+def _cuda(ctx: ConfigContext) -> Config:
+    import shutil
+
+    # (PolyBench's timer is around the kernel's call, which allocates, copies and launches: the
+    # time includes the transfers)
+    cfg = s2s_cc_config(ctx, "s2s-cuda", "pluto",
+                        "s2s-cc, S2S_MODE=pluto S2S_TARGET=cuda (parallel nests as CUDA kernels, transfers timed)",
+                        extra_env={"S2S_TARGET": "cuda"})
+    return cfg if cfg.unavailable or shutil.which("nvcc") else replace(cfg, unavailable="no nvcc on PATH")
+
+
+def _hwy(ctx: ConfigContext) -> Config:
+    from pathlib import Path as _Path
+
+    cfg = s2s_cc_config(ctx, "s2s-hwy", "pluto",
+                        "s2s-cc, S2S_MODE=pluto S2S_TARGET=highway (s2s-seq with its independent innermost loops "
+                        "as Highway vector code in a C++ unit, dynamic dispatch)", extra_env={"S2S_TARGET": "highway"})
+    return cfg if cfg.unavailable or _Path("/usr/include/hwy/highway.h").is_file() else replace(
+        cfg, unavailable="no Highway headers (libhwy-dev)")
+
+
 def _recipe_db(ctx: ConfigContext) -> tuple[Path, str | None]:
     """The recipe database the tuned configurations read (``--recipe-db``, else s2s's default),
     and why it cannot be used (None: it can)."""
@@ -277,6 +298,10 @@ register(ConfigSpec("s2s-seq", _seq, help="s2s-cc -O3 -march=native with S2S_MOD
 register(ConfigSpec("s2s-llvm", _llvm, default=False,
                     help="s2s-seq with C files by way of clang's LLVM IR and the LLVM front end"))
 register(ConfigSpec("s2s-omp", _omp, help="s2s-cc -O3 -march=native -fopenmp with S2S_MODE=pluto S2S_TARGET=openmp"))
+register(ConfigSpec("s2s-cuda", _cuda, default=False,
+                    help="s2s-cc -O3 -march=native with S2S_TARGET=cuda (runs on a GPU; its CPU code without one)"))
+register(ConfigSpec("s2s-hwy", _hwy, default=False,
+                    help="s2s-seq with S2S_TARGET=highway (Highway vector loops in a C++ unit; docs/highway.md)"))
 register(ConfigSpec("s2s-tuned", _tuned, default=False,
                     help="s2s-omp with the tuned recipes of the recipe database (--recipe-db)"))
 register(ConfigSpec("s2s-transfer", _transfer, default=False,

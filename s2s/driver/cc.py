@@ -22,6 +22,9 @@ What happens to a command:
   carries a mark (``s2s.driver.openmp_runtime``); a link through ``s2s-cc`` of such objects, or of
   static archives holding them, adds ``-fopenmp`` unless the command links a runtime already (many
   Makefiles pass ``-fopenmp`` only when compiling).
+* Companion units (the highway and cuda targets: ``s2s.driver.companion_units``): the generated
+  code of another language is compiled beside the C text and joined into the same object
+  (``cc -r``); the object's marks make a link through ``s2s-cc`` add the libraries it needs.
 * Fallback: whatever goes wrong inside s2s (an ``S2SError``, any other exception, the time limit, the
   generated text failing to compile) the user's original file is compiled unchanged with the user's
   flags, and one line says so::
@@ -115,8 +118,9 @@ def main(argv: Sequence[str] | None = None, cxx: bool = False, fortran: bool = F
         if (parsed.passthrough is Passthrough.NO_C_INPUT and parsed.stage == Stage.LINK
                 and (parsed.inputs or parsed.options("-l"))):
             why = _why_link_openmp(cfg, parsed)
-            if why:
-                return _Build(cfg, parsed, command).link_objects_with_openmp(why)
+            libraries = _companion_libraries(cfg, parsed)
+            if why or libraries:
+                return _Build(cfg, parsed, command).link_objects_with_openmp(why, libraries)
         if cfg.report:
             _say(f"{PROG}: report: compiler called unchanged ({parsed.reason()})")
         return _run_unchanged(command, may_exec)
@@ -215,12 +219,15 @@ class _Build:
         self._write_report_file()
         return rc
 
-    def link_objects_with_openmp(self, why: str) -> int:
-        """A link of objects that need the OpenMP runtime (``_why_link_openmp``) gets -fopenmp; if
-        that link fails, the user's command runs unchanged."""
-        if self.cfg.report:
+    def link_objects_with_openmp(self, why: str, libraries: Sequence[str] = ()) -> int:
+        """A link of objects that need the OpenMP runtime (``_why_link_openmp``) gets -fopenmp, and
+        one of objects with companion units the libraries these need; if that link fails, the
+        user's command runs unchanged."""
+        if self.cfg.report and why:
             self._say_later(f"{PROG}: report: linking with -fopenmp: {why}")
-        rc = self._capture([*self.cfg.compiler, *self.cl.args, "-fopenmp"])
+        if self.cfg.report and libraries:
+            self._say_later(f"{PROG}: report: linking with {' '.join(libraries)}: companion units need them")
+        rc = self._capture([*self.cfg.compiler, *self.cl.args, *(["-fopenmp"] if why else []), *libraries])
         if rc == 0:
             self._flush()
             return 0
@@ -244,6 +251,7 @@ class _Build:
             if why and self.cfg.report:
                 self._say_later(f"{PROG}: report: linking with -fopenmp: {why}")
             extra = ["-fopenmp"] if why else []
+            extra += _companion_libraries(self.cfg, cl, list(objects.values()))
             extra += self._color_flag()
             if self._capture([*self.cfg.compiler, *cl.link_args(objects), *extra]) != 0:
                 self.failure = "linking the optimized objects failed"
@@ -423,13 +431,24 @@ class _Build:
         if self.cfg.inject_fault == "compile":
             text += "\n#error s2s-cc: injected fault (S2S_INJECT_FAULT=compile)\n"
         self._keep(source, text)
-        if self.cfg.target == "openmp" and result.changed and openmp_runtime.added_runtime_calls(
+        if self.cfg.target in _OPENMP_TARGETS and result.changed and openmp_runtime.added_runtime_calls(
                 _read_text(source.path), text):
             text += openmp_runtime.MARKER_TEXT  # the link adds the runtime (openmp_runtime)
+        key_text = text
+        if result.companions:
+            from s2s.driver import companion_units
+
+            if self.cl.stage == Stage.ASSEMBLY:
+                return "its companion unit cannot join an assembly file"
+            text += companion_units.marker_text([lib for u in result.companions for lib in u.libraries])
+            if any(u.openmp and openmp_runtime.added_runtime_calls("", u.text) for u in result.companions) and (
+                    openmp_runtime.MARKER_TEXT not in text):
+                text += openmp_runtime.MARKER_TEXT
+            key_text = text + "".join(f"\n{u.text}\n{self._companion_compilers()}" for u in result.companions)
         depfile = self.cl.depfile(output)
         # (the key names the scratch directory as <tmp>: each run has its own)
         key_command = self._compile_command(source, os.path.join(_SCRATCH_IN_KEYS, str(n), name), output, result=result)
-        stored = self._object_entry(cached, text, key_command, output, depfile)
+        stored = self._object_entry(cached, key_text, key_command, output, depfile)
         found = stored[0].load_object(stored[1]) if stored is not None else None
         if found is not None:
             _restore(found, output, depfile)
@@ -445,6 +464,10 @@ class _Build:
             proc = self._run(command, capture=True)
             if proc.returncode != 0:
                 return "the optimized code did not compile: " + _first_error(proc.stderr)
+            if result.companions:
+                reason = self._join_companions(output, result.companions, directory)
+                if reason:
+                    return reason
             _fix_depfile(depfile, generated, source.path)
             found = _left_by(proc, output, depfile)
             if stored is not None and found is not None:
@@ -457,6 +480,25 @@ class _Build:
             if warning not in self.warned:
                 self.warned.add(warning)
                 self._say_later(f"{PROG}: {warning}")
+        return ""
+
+    def _companion_compilers(self) -> dict[str, tuple[str, ...]]:
+        return {"c++": self.cfg.companion_cxx, "cuda": self.cfg.nvcc}
+
+    def _join_companions(self, output: str, units: list, directory: str) -> str:
+        """Compile the companion units of a file and join them into its object ``output``
+        (companion_units.py); "" or why it failed."""
+        from s2s.driver import companion_units
+
+        build = companion_units.CompanionBuild(
+            os.path.join(directory, "companions"), self._companion_compilers(), tuple(self.cfg.compiler),
+            tuple(companion_units.carried_flags(self.cl.compile_args(False))), self.env)
+        if any(u.contract_as_c for u in units):
+            build.fp_contract = companion_units.fp_contract_flag(self.cfg.compiler, self.cl.compile_args(False), self.env)
+        try:
+            build.join(output, units)
+        except companion_units.CompanionError as exc:
+            return str(exc)
         return ""
 
     def _object_entry(self, cached: tuple | None, text: str, command: list[str], output: str,
@@ -490,7 +532,7 @@ class _Build:
             if cl.debug_info():
                 new = os.path.dirname(source.path)
                 command.append(f"-fdebug-prefix-map={os.path.dirname(path)}/={new + '/' if new else ''}")
-            if cfg.target == "openmp" and result.changed and not _has_openmp(cl):
+            if cfg.target in _OPENMP_TARGETS and result.changed and not _has_openmp(cl):
                 command.append("-fopenmp")
             if result.changed and cfg.align_loops and _aligns_loops(cfg) and not any(
                     tok.startswith("-falign-loops") or tok == "-fno-align-loops"
@@ -677,13 +719,27 @@ def _why_link_openmp(cfg: DriverSettings, cl: CommandLine) -> str:
     links a runtime already, nor in a relocatable link (-r: the mark travels in its output)."""
     if openmp_runtime.links_a_runtime(cl) or cl.has("-r"):
         return ""
-    if cfg.target == "openmp":
-        return "--s2s-target=openmp"
+    if cfg.target in _OPENMP_TARGETS:
+        return f"--s2s-target={cfg.target}"
     marked = openmp_runtime.link_inputs(cl).marked()
     if marked:
         more = f" and {len(marked) - 1} more" if len(marked) > 1 else ""
         return f"{marked[0]}{more} holds OpenMP code made by {PROG}, and the command links no OpenMP runtime"
     return ""
+
+
+_OPENMP_TARGETS = ("openmp", "highway+openmp")
+
+
+def _companion_libraries(cfg: DriverSettings, cl: CommandLine, objects: Sequence[str] = ()) -> list[str]:
+    """What a link must add for the companion units of the objects it reads (companion_units.py):
+    none in a relocatable link, whose output carries the marks on."""
+    if cl.has("-r"):
+        return []
+    from s2s.driver import companion_units
+
+    inputs = openmp_runtime.link_inputs(cl)
+    return companion_units.link_additions([*objects, *inputs.files, *inputs.archives()], inputs.libraries, cfg)
 
 
 LOOP_KEYWORD = re.compile(r"\b(for|while)\b")

@@ -178,7 +178,7 @@ class CompileCache:
         try:
             return None if data is None else PipelineResult(
                 source=data["source"], changed=bool(data["changed"]), report=list(data["report"]),
-                full_report=list(data["full_report"]))
+                full_report=list(data["full_report"]), companions=_companions(data.get("companions", [])))
         except (KeyError, TypeError):
             return None
 
@@ -202,7 +202,8 @@ class CompileCache:
     def store(self, key: str, result: PipelineResult) -> None:
         """Write an entry (never raises: a cache that cannot be written is no cache)."""
         self.store_entry(key, ".json", {"source": result.source, "changed": result.changed,
-                                        "report": list(result.report), "full_report": list(result.full_report)})
+                                        "report": list(result.report), "full_report": list(result.full_report),
+                                        "companions": [u.to_json() for u in result.companions]})
 
     def load_object(self, key: str) -> CompiledObject | None:
         """The compile job's results under ``object_key`` ``key``, or None."""
@@ -273,3 +274,12 @@ def _unlink(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def _companions(data: list) -> list:
+    """The companion units of an entry (s2s.driver.companion_units), read back."""
+    if not data:
+        return []
+    from s2s.driver.companion_units import CompanionUnit
+
+    return [CompanionUnit.from_json(d) for d in data]

@@ -45,6 +45,7 @@ class PipelineOptions:
     time_nests: bool = False   # a timer around every statement holding a SCoP (nest_timers.py)
     strict_aliasing: bool = True   # C's effective-type rule holds (off: -fno-strict-aliasing, -O0, -O1)
     reassociate: bool = False   # floating-point sums may be reordered (-ffast-math, --s2s-reassociate)
+    hwy_static: bool = False    # the Highway targets: static dispatch (one target, no libhwy)
 
 
 @dataclass
@@ -58,6 +59,8 @@ class PipelineResult:
                                                           # its line (what --report prints)
     warnings: list[str] = field(default_factory=list)   # for stderr whatever the report flags, once
                                                         # (a recipe server that cannot be reached)
+    companions: list = field(default_factory=list)   # units in other languages to compile into the
+                                                     # object (s2s.driver.companion_units.CompanionUnit)
 
 
 def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: PipelineOptions,
@@ -94,6 +97,8 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
     full_report: list[str] = []
     pluto: _PlutoSetup | None = None
     timers = None
+    cuda_regions: list = []   # backends.cuda.CudaRegion of each region offloaded
+    highway_printers: list = []   # the Highway targets' printers, whose kernels make the C++ unit
     for sdfg in unit.functions:
         timed: dict[int, list[str]] = {}
         if options.mode in ("isl", "pluto"):
@@ -114,7 +119,8 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
 
                     timers = NestTimers()
             recording = pluto is not None and pluto.recording
-            choose = _chooser(pluto.opts, pluto.book, pluto.lender, sdfg, full_report, path_text) if pluto else None
+            choose = _chooser(pluto.opts, pluto.book, pluto.lender, sdfg, full_report, path_text,
+                              gpu=options.target == "cuda") if pluto else None
             new, outcomes = regenerate_scops(sdfg, text, choose, ids=recording, scops=scops)
             lines: list[tuple[int, str, str | None]] = [(line, line_text, None) for line, line_text in left_out]
             for o in outcomes:
@@ -150,9 +156,22 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         # not for an inline function with external linkage, which C forbids to call a static one)
         outline = (sdfg.origin is not None and sdfg.origin.spliceable
                    and not (re.search(r"\b(?:__)?inline(?:__)?\b", sdfg.signature) and not re.search(r"\bstatic\b", sdfg.signature)))
-        printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
+        if options.target in HIGHWAY_TARGETS:
+            from backends.highway import HighwayOpenMPPrinter, HighwayPrinter
+
+            printer = (HighwayOpenMPPrinter if options.target == "highway+openmp" else HighwayPrinter)(
+                sdfg, outline=outline, tag=_file_tag(path_text))
+            highway_printers.append(printer)
+        else:
+            printer = (OpenMPPrinter if options.target == "openmp" else CPrinter)(sdfg, outline=outline)
         for n in chosen:
-            printed = printer.statement(n)
+            shown = n
+            if options.target in HIGHWAY_TARGETS:
+                from s2s.transforms.simd_loops import innermost_as_simd
+
+                shown = innermost_as_simd(sdfg, n)
+            printed = printer.statement(shown if options.target != "cuda" else _offloaded(
+                sdfg, n, path_text, cuda_regions, printer.helpers, report, full_report))
             region = (still_used.get(id(n), "") + uses_kept(text[n.origin.start:n.origin.end], printed, statics)
                       + printed)
             replacements.append(Replacement(n.origin, timers.wrapped(region, timed[id(n)]) if id(n) in timed else region))
@@ -168,6 +187,17 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         helpers.append(printer.helpers)
     # the kernels' helper functions use only built-in types: they can go before everything
     source = (timers.runtime() if timers else "") + merged_definitions(helpers) + splice(text, path_text, replacements)
+    companions = []
+    if cuda_regions:
+        from backends.cuda import unit_text
+        from s2s.driver.companion_units import CompanionUnit
+
+        # (no fused multiply-adds: a kernel rounds as the C code it replaces does; nvcc's objects
+        # call the C++ runtime)
+        companions.append(CompanionUnit(Path(path_text).stem + ".s2s.cu", unit_text(cuda_regions), language="cuda",
+                                        flags=("-fmad=false",), libraries=("cudart", "stdc++")))
+    if any(p.kernels for p in highway_printers):
+        companions.append(_highway_unit(path_text, highway_printers, options, report, full_report))
     return PipelineResult(
         source=source,
         changed=bool(replacements),
@@ -176,6 +206,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         recipes=recipes,
         full_report=full_report,
         warnings=list(pluto.lender.notes) if pluto and pluto.lender else [],
+        companions=companions,
     )
 
 
@@ -203,6 +234,10 @@ def optimize_llvm_file(path: str | Path, options: PipelineOptions) -> LLVMResult
     from frontends.llvm.lift import lift
     from frontends.llvm.module import read_module
 
+    if options.target in HIGHWAY_TARGETS:
+        # (a module's object is joined by llvm_modules.py, which has no companion units: its C
+        # is the C targets')
+        options = dataclasses.replace(options, target="openmp" if options.target == "highway+openmp" else "c")
     module = read_module(path)
     lifted = lift(module)
     name = Path(path).name + ".c"
@@ -234,6 +269,62 @@ def optimize_llvm_file(path: str | Path, options: PipelineOptions) -> LLVMResult
     return LLVMResult(result, lifted.residual, lifted.lifted, lifted.refused)
 
 
+def _offloaded(sdfg, node, path: str, regions: list, helpers: dict[str, str], report: list[str],
+               full_report: list[str]):
+    """``node`` for the C file with the CUDA target: a call of its entry point in the file's CUDA
+    unit (``regions``), its C code where the call returns 0; or ``node`` itself where it is not
+    offloaded (the report says why)."""
+    from s2s.driver.cuda_offload import offload
+
+    import zlib
+
+    # (external names: unique per file, as two files may each have a static function of one name)
+    entry = f"s2s_cuda_{sdfg.name}_{len(regions) + 1}_{zlib.crc32(path.encode()):08x}"
+    made, why = offload(sdfg, node, entry)
+    line = f"{path}:{node.origin.line}: {sdfg.name}: region {node.id} "
+    line += made.report() if made is not None else f"stays on the host: {why}"
+    report.append(line)
+    full_report.append(line)
+    if made is None:
+        return node
+    regions.append(made.region)
+    helpers[entry] = made.region.prototype + "\n"
+    return made.node
+
+
+HIGHWAY_TARGETS = ("highway", "highway+openmp")
+
+
+def _file_tag(path: str) -> str:
+    """A tag of the file in the external names of its companion's entry points (two files may each
+    have a static function of one name)."""
+    import zlib
+
+    return f"{zlib.crc32(path.encode()):08x}"
+
+
+def _highway_unit(path: str, printers: list, options: PipelineOptions, report: list[str], full_report: list[str]):
+    """The companion C++ unit of the Highway targets' kernels (backends/highway), and a report line."""
+    import os
+
+    from backends.highway import CXX_FLAGS, LIBRARIES_DYNAMIC, LIBRARIES_STATIC, unit_text
+    from s2s.driver.companion_units import CompanionUnit
+
+    name = Path(path).stem + ".s2s-hwy.cc"
+    kernels = [k for p in printers for k in p.kernels]
+    helpers = "".join({n: d for p in printers for n, d in p.kernel_helpers.items()}.values())
+    text = unit_text(name, f"s2s_hwy_{_file_tag(path)}", kernels, helpers, static=options.hwy_static)
+    line = (f"{path}: Highway unit: {len(kernels)} regions, {sum(p.vector_loops for p in printers)} vector loops, "
+            f"{sum(p.scalar_loops for p in printers)} independent loops left scalar "
+            f"({'static' if options.hwy_static else 'dynamic'} dispatch)")
+    report.append(line)
+    full_report.append(line)
+    include = os.environ.get("S2S_HWY_INCLUDE") or "/usr/include"
+    return CompanionUnit(name, text, language="c++", flags=CXX_FLAGS, include_dirs=(include,),
+                         libraries=LIBRARIES_STATIC if options.hwy_static else LIBRARIES_DYNAMIC,
+                         openmp=options.target == "highway+openmp", contract_as_c=True)
+
+
 def _left_out_line(path: str, function: str, obstacle) -> tuple[int, str]:
     """(line, report line) of a loop nest that is not a SCoP (an ``s2s.analysis.scop.Obstacle``)."""
     at = obstacle.nest.origin or obstacle.origin
@@ -262,15 +353,19 @@ class _PlutoSetup:
         from s2s.transforms import optimize_options
         from s2s.tuning import RecipeBook
 
-        self.opts = optimize_options(options.fusion, options.tile_sizes, options.target == "openmp",
+        self.opts = optimize_options(options.fusion, options.tile_sizes, options.target in ("openmp", "highway+openmp"),
                                      options.kernels, options.profitability, options.reassociate)
+        if options.target == "cuda":
+            from s2s.transforms.gpu_kernels import gpu_options
+
+            self.opts = gpu_options(self.opts)
         self.book = RecipeBook.load(options.recipes) if options.recipes else None
         self.lender = _lender(options, report) if options.tune != "off" else None
         self.recording = (options.record_recipes or options.report or self.book is not None
                           or self.lender is not None or options.time_nests)
 
 
-def _chooser(opts, book, lender, sdfg, report: list[str], path: str):
+def _chooser(opts, book, lender, sdfg, report: list[str], path: str, gpu: bool = False):
     """The schedule chooser of ``sdfg``'s SCoPs: the rules, the steps ``book`` (a recipe file)
     has for a SCoP (by its stable id), or those ``lender`` lends it from the recipe database."""
     import dataclasses as dc
@@ -281,7 +376,12 @@ def _chooser(opts, book, lender, sdfg, report: list[str], path: str):
         steps = book.steps_for(ident) if book is not None else None
         if steps is None and lender is not None:
             steps = _lent(lender, scop, ident, opts, report, path)
-        return choose_schedule(scop, opts if steps is None else dc.replace(opts, steps=steps))
+        choice = choose_schedule(scop, opts if steps is None else dc.replace(opts, steps=steps))
+        if gpu:
+            from s2s.transforms.gpu_kernels import gpu_choice
+
+            choice = gpu_choice(scop, choice)
+        return choice
 
     return choose
 

@@ -5,11 +5,18 @@ flag                environment            meaning
 ==================  =====================  =========================================================
 ``--s2s-cc=CMD``    ``S2S_CC``             the real compiler (default ``cc``); may be a launcher
                                            chain such as ``"ccache gcc"`` (split like a shell word list)
-``--s2s-cxx=CMD``   ``S2S_CXX``            s2s-c++'s real compiler (default ``c++``), likewise
+``--s2s-cxx=CMD``   ``S2S_CXX``            s2s-c++'s real compiler (default ``c++``), likewise; in s2s-cc,
+                                           the compiler of the highway targets' C++ units
 ``--s2s-fc=CMD``    ``S2S_FC``             s2s-fc's real compiler (default ``flang-new``, else the newest
                                            ``flang-new-N``), likewise
 ``--s2s-mode=M``    ``S2S_MODE``           ``pluto`` (default), ``isl``, ``identity`` or ``off`` (pipeline.MODES)
-``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given) or ``openmp``
+``--s2s-target=T``  ``S2S_TARGET``         ``c`` (default; ``openmp`` when ``-fopenmp`` is given), ``openmp``,
+                                           ``cuda`` (parallel loop nests as kernels of a CUDA unit joined
+                                           into the object; docs/cuda.md), ``highway`` or ``highway+openmp``
+                                           (the optimized regions as C++ with Highway in a unit joined
+                                           into the object, compiled by ``--s2s-cxx``; docs/highway.md)
+``--s2s-nvcc=CMD``  ``S2S_NVCC``           the CUDA compiler of ``--s2s-target=cuda`` (default: ``nvcc``)
+``--s2s-hwy-static`` ``S2S_HWY_STATIC``    Highway's static dispatch (one target; no libhwy at link)
 ``--s2s-fuse=F``    ``S2S_FUSE``           fusion policy of the scheduler: ``smart`` (default), ``max``, ``no``
 ``--s2s-tile=L``    ``S2S_TILE``           tile sizes, outermost first, e.g. ``32,32,64`` (the last repeats)
 ``--s2s-kernels=K`` ``S2S_KERNELS``        ``on`` (default): matrix-multiply statements as register-blocked
@@ -76,7 +83,7 @@ from collections.abc import Mapping, Sequence
 
 from s2s.driver.pipeline import MODES
 
-TARGETS = ("c", "openmp")
+TARGETS = ("c", "openmp", "cuda", "highway", "highway+openmp")
 FAULTS = ("pipeline", "timeout", "compile")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ALIGN_LOOPS = 64
@@ -85,10 +92,10 @@ LAUNCHERS = ("ccache", "sccache", "distcc", "icecc", "buildcache")
 FLAG_PREFIX = "--s2s-"
 _VALUE_FLAGS = ("cc", "mode", "target", "keep", "timeout", "fuse", "tile", "kernels",
                 "profitability", "align-loops", "recipes", "tune", "tune-exclude", "cache", "cache-size",
-                "report-file", "server", "server-idle", "frontend", "clang", "cxx", "fc")
+                "report-file", "server", "server-idle", "frontend", "clang", "cxx", "fc", "nvcc")
 FUSIONS = ("smart", "max", "no")
 DEFAULT_TILE = None   # from the cache model
-_BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate")
+_BOOL_FLAGS = ("report", "disable", "time-nests", "reassociate", "hwy-static")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -121,6 +128,9 @@ class DriverSettings:
     align_loops: int = DEFAULT_ALIGN_LOOPS  # -falign-loops=N for rewritten files (0: none)
     frontend: str = "c"   # "llvm": C files through clang and the LLVM front end
     clang: tuple[str, ...] = ()   # the clang of the llvm front end (empty: found on PATH)
+    nvcc: tuple[str, ...] = ("nvcc",)   # the CUDA compiler of the cuda target's units
+    companion_cxx: tuple[str, ...] = ("c++",)   # the C++ compiler of the highway targets' units (--s2s-cxx)
+    hwy_static: bool = False   # the highway targets: static dispatch
     server: bool = True   # the optimize step in a warm server process (optimize_server.py)
     server_idle: float = DEFAULT_SERVER_IDLE   # seconds a server waits for work before it leaves
     disable: bool = False
@@ -134,7 +144,7 @@ class DriverSettings:
                                compiler=self.compiler_name, fusion=self.fuse, tile_sizes=self.tile_sizes,
                                kernels=self.kernels, profitability=self.profitability, recipes=self.recipes,
                                tune=self.tune, tune_exclude=self.tune_exclude, time_nests=self.time_nests,
-                               reassociate=self.reassociate)
+                               reassociate=self.reassociate, hwy_static=self.hwy_static)
 
     @property
     def compiler_name(self) -> str:
@@ -338,6 +348,9 @@ def resolve(flags: Sequence[tuple[str, str | None]], env: Mapping[str, str],
         align_loops=align_loops,
         frontend=choice("frontend", ("c", "llvm"), "c"),
         clang=_words(raw("clang"), warnings),
+        nvcc=_words(raw("nvcc"), warnings) or ("nvcc",),
+        companion_cxx=_words(raw("cxx"), warnings) or ("c++",),
+        hwy_static=boolean("hwy-static"),
         server=choice("server", ("on", "off"), "on") == "on",
         server_idle=server_idle,
         disable=boolean("disable"),

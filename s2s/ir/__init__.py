@@ -3,7 +3,8 @@
 A TranslationUnit holds SDFGs (one per function). An SDFG has data containers (Scalar, Array,
 Symbol) and a control tree (Sequence, For, Map, IfElse, While, Break, Continue, Return, Declare,
 Opaque) whose leaves are dataflow Blocks: AccessNodes, Tasklets and LibraryNodes joined by Memlets
-with symbolic subsets; library.py holds the library nodes that back ends expand (MatMul).
+with symbolic subsets; library.py holds the library nodes that back ends expand (MatMul); device.py device memory
+and the copies to and from it (DeviceCopy).
 Everything is an immutable dataclass with a stable id; transformations return new objects.
 """
 from s2s.ir.control import (
@@ -23,6 +24,7 @@ from s2s.ir.expr import (
     format_expr,
 )
 from s2s.ir.sdfg import SDFG, TranslationUnit
+from s2s.ir.device import TO_DEVICE, TO_HOST, DeviceCopy
 from s2s.ir.types import ScalarType, TypeKind, scalar_type
 from s2s.ir.builder import SDFGBuilder
 from s2s.ir.dump import dump
@@ -40,6 +42,7 @@ __all__ = [
     "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
     "Ternary", "Unary", "format_expr",
     "SDFG", "TranslationUnit",
+    "TO_DEVICE", "TO_HOST", "DeviceCopy",
     "ScalarType", "TypeKind", "scalar_type",
     "SDFGBuilder", "dump", "dumps", "loads", "problems", "validate",
 ]

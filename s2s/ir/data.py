@@ -14,6 +14,8 @@ class Storage(enum.Enum):
     STATIC_LOCAL = "static"    # function-scope `static`
     HEAP = "heap"              # memory reached through a pointer that the function allocates
     ARGUMENT = "argument"      # a parameter (arrays: passed as a pointer)
+    DEVICE = "device"          # an accelerator's global memory (a GPU's): only kernels touch it,
+                               # and data reach it by DeviceCopy nodes (s2s.ir.device)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,86 @@
+"""The Highway back end's C side: each region the optimizer rewrote becomes a C++ function of
+the companion unit (kernel.py, unit.py), which the C file declares and calls where the region
+stood; a region that cannot be a flat function (flat_outline.py) is printed as the C target's."""
+from __future__ import annotations
+
+import dataclasses
+
+from backends.c.flat_outline import flat_region
+from backends.c.printer import CPrinter
+from backends.highway.kernel import KernelPrinter, OpenMPKernelPrinter
+from backends.highway.unit import KernelFunction
+from backends.openmp.printer import OpenMPPrinter
+from s2s.ir import SDFG, ControlNode, IfElse, Sequence, walk
+
+VERSION_TEST = "C.alias."   # (scop_codegen.py: the test between the optimized and the user's code)
+
+
+class _Highway:
+    """What the C side's printer adds to the C (or OpenMP) printer it derives from."""
+
+    openmp = False
+
+    def setup(self, tag: str) -> None:
+        self.tag = tag
+        self.kernels: list[KernelFunction] = []
+        self.kernel_helpers: dict[str, str] = {}
+        self.vector_loops = 0
+        self.scalar_loops = 0
+        self._outline_as_is = True
+
+    def statement(self, node: ControlNode) -> str:
+        if not any(isinstance(n, IfElse) and n.id.startswith(VERSION_TEST) for n in walk(node)):
+            call = self.flat_call(Sequence(f"S.hwy.{node.id}", (node,)))
+            if call is not None:
+                return "{\n" + self.pad(1) + call + "\n}"
+        return super().statement(node)
+
+    def print_IfElse(self, node: IfElse, level: int) -> list[str]:
+        if not node.id.startswith(VERSION_TEST):
+            return super().print_IfElse(node, level)
+        self._outline_as_is = node.outline
+        try:
+            return super().print_IfElse(dataclasses.replace(node, outline=True), level)
+        finally:
+            self._outline_as_is = True
+
+    def outlined_branch(self, header: str, branch: Sequence, level: int) -> list[str]:
+        call = self.flat_call(branch)
+        if call is not None:
+            return [self.pad(level) + header + " {", self.pad(level + 1) + call, self.pad(level) + "}"]
+        if not self._outline_as_is:
+            return self.body(header, branch, level)
+        return super().outlined_branch(header, branch, level)
+
+    def flat_call(self, body: Sequence) -> str | None:
+        """The C call of ``body`` made a function of the companion unit, or None."""
+        name = f"s2s_hwy_{self.sdfg.name}_{len(self.kernels) + 1}_{self.tag}"
+        region = flat_region(self, body, name)
+        if region is None:
+            return None
+        printer = (OpenMPKernelPrinter if self.openmp else KernelPrinter)(self.sdfg, region)
+        try:
+            lines = printer.function_body(region)
+        except TypeError:
+            return None
+        self.kernels.append(KernelFunction(name, region.parameter_list(), ", ".join(p.name for p in region.params),
+                                           lines))
+        self.kernel_helpers.update(printer.helpers)
+        self.vector_loops += printer.vector_loops
+        self.scalar_loops += printer.scalar_loops
+        self.helpers[name] = region.prototype() + "\n"
+        return region.call()
+
+
+class HighwayPrinter(_Highway, CPrinter):
+    def __init__(self, sdfg: SDFG, outline: bool = False, tag: str = "0"):
+        CPrinter.__init__(self, sdfg, outline=outline)
+        self.setup(tag)
+
+
+class HighwayOpenMPPrinter(_Highway, OpenMPPrinter):
+    openmp = True
+
+    def __init__(self, sdfg: SDFG, outline: bool = False, tag: str = "0"):
+        OpenMPPrinter.__init__(self, sdfg, outline=outline)
+        self.setup(tag)

@@ -1,0 +1,304 @@
+"""The Highway back end (docs/highway.md): its kernels compute what the user's loops compute,
+bit for bit, at every trip count modulo the vector length and from unaligned starts; through
+s2s-cc; with g++ and clang++, static and dynamic dispatch; for aarch64 under qemu."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backends.highway import CXX_FLAGS
+from s2s.driver import companion_units
+from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+BIN = Path(sys.executable).parent
+KERNELS = Path(__file__).parent / "data" / "highway_kernels.c"
+HWY_INCLUDE = Path("/usr/include/hwy/highway.h")
+MAX_LANES = 16          # floats in a 512-bit vector (AVX-512, SVE at its widest here)
+TRIPS = range(0, 2 * MAX_LANES + 4)
+OFFSETS = (0, 1, 3)
+
+pytestmark = pytest.mark.skipif(not HWY_INCLUDE.is_file() or not shutil.which("g++"),
+                                reason="Highway (libhwy-dev) or g++ missing")
+
+# name -> (element type, C parameters of the user's function, n of the trip count t, m of it)
+SPECS = {
+    "vsel": ("double", ["n", "a", "b", "c"], "t", None),
+    "st1": ("double", ["n", "a", "b"], "t + 2", None),
+    "st2": ("double", ["n", "m", "A", "B"], "4", "t + 2"),
+    "rowup": ("double", ["n", "m", "alpha", "A", "u", "v"], "3", "t"),
+    "divsqrt": ("double", ["n", "a", "b", "c"], "t", None),
+    "fsel": ("float", ["n", "a", "b"], "t", None),
+    # (its loop variables the function's own, an if that every lane takes alike)
+    "cond2": ("double", ["n", "m", "k", "A", "x"], "4", "t"),
+    # (NaNs in its data: C's != holds for them, an ordered comparison's would not)
+    "vne": ("double", ["n", "a", "b", "c"], "t", None),
+}
+WITH_NANS = {"vne"}
+SCALARS = {"n", "m", "k", "alpha"}
+DECLARED = {"n": "int n", "m": "int m", "k": "int k", "alpha": "double alpha"}
+
+
+def generate(tmp_path: Path, static: bool = False, target: str = "highway"):
+    result = optimize_c_file(str(KERNELS), [], PipelineOptions(target=target, hwy_static=static, profitability=False))
+    (unit,) = result.companions
+    (tmp_path / unit.file_name).write_text(unit.text)
+    return result, unit
+
+
+def entry_points(source: str) -> dict[str, tuple[str, list[str]]]:
+    """kernel -> (entry point, its parameters' names) from the generated C file's prototypes."""
+    out = {}
+    for entry, kernel, params in re.findall(r"extern void (s2s_hwy_(\w+?)_1_[0-9a-f]+)\((.*?)\);", source):
+        out[kernel] = (entry, [p.split()[-1].lstrip("*") for p in params.split(",")])
+    return out
+
+
+def harness(source: str) -> str:
+    """A C program that runs each kernel as the user's function and as its Highway entry point on
+    copies of the same data, for every trip count and start offset, and prints a checksum of the
+    entry points' results and how many runs differed."""
+    entries = entry_points(source)
+    lines = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <stdint.h>"]
+    for name, (elem, params, _, _) in SPECS.items():
+        decl = ", ".join(DECLARED.get(p, f"void *{p}") for p in params)
+        lines.append(f"void ref_{name}({decl});")
+        entry, eparams = entries[name]
+        edecl = ", ".join(DECLARED.get(p, f"void *{p}") for p in eparams)
+        lines.append(f"void {entry}({edecl});")
+    lines += ["static uint64_t sum = 1469598103934665603ULL;",
+              "static void fill(unsigned char *p, size_t bytes, int elem, unsigned seed, int nans) {",
+              "  for (size_t k = 0; k < bytes / elem; k++) { seed = seed * 1103515245u + 12345u;",
+              "    double v = nans && seed % 3 == 0 ? __builtin_nan(\"\") : 0.1 + (seed >> 8) % 1000 / 500.0;",
+              "    if (nans && seed % 5 == 0) v = 1.0;",
+              "    if (elem == 8) ((double *)p)[k] = v; else ((float *)p)[k] = (float)v; } }",
+              "static void mix(const unsigned char *p, size_t bytes) {",
+              "  for (size_t k = 0; k < bytes; k++) sum = (sum ^ p[k]) * 1099511628211ULL; }",
+              "int main(void) {", "  int bad = 0, runs = 0, k = 2; double alpha = 1.25;"]
+    for name, (elem, params, n_of, m_of) in SPECS.items():
+        size = 8 if elem == "double" else 4
+        arrays = [p for p in params if p not in SCALARS]
+        entry, eparams = entries[name]
+        lines += [f"  for (int t = 0; t < {len(TRIPS)}; t++) for (int o = 0; o < {len(OFFSETS)}; o++) {{",
+                  f"    int off = (int[]){{{', '.join(map(str, OFFSETS))}}}[o];",
+                  f"    int n = {n_of}, m = {m_of or 1}; (void)m;",
+                  f"    size_t bytes = (size_t)(n + 2) * (m + 2) * {size} + 64;"]
+        for a in arrays:
+            lines += [f"    unsigned char *r_{a} = malloc(bytes), *h_{a} = malloc(bytes);",
+                      f"    fill(r_{a}, bytes, {size}, {len(a) * 7919 + ord(a[0])}u + t, {int(name in WITH_NANS)});",
+                      f"    memcpy(h_{a}, r_{a}, bytes);"]
+        ref_args = ", ".join(p if p in SCALARS else f"r_{p} + off * {size}" for p in params)
+        hwy_args = ", ".join(p if p in SCALARS else f"h_{p} + off * {size}" for p in eparams)
+        lines += [f"    ref_{name}({ref_args});", f"    {entry}({hwy_args});", "    runs++;"]
+        for a in arrays:
+            lines += [f"    if (memcmp(r_{a}, h_{a}, bytes)) {{ bad++; printf(\"differs: {name} t=%d off=%d {a}\\n\", t, off); }}",
+                      f"    mix(h_{a}, bytes); free(r_{a}); free(h_{a});"]
+        lines.append("  }")
+    lines += ['  printf("runs %d differing %d checksum %016llx\\n", runs, bad, (unsigned long long)sum);',
+              "  return bad != 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def build_and_run(tmp_path: Path, cc: str, cxx: str, static: bool, run_prefix: tuple[str, ...] = (),
+                  extra: tuple[str, ...] = ()) -> str:
+    result, unit = generate(tmp_path, static)
+    (tmp_path / "harness.c").write_text(harness(result.source))
+    renames = [f"-D{name}=ref_{name}" for name in SPECS]
+    # (the reference rounds every product, as the Highway unit does: no contraction into FMA)
+    subprocess.run([cc, "-O2", "-ffp-contract=off", *extra, *renames, "-c", str(KERNELS), "-o", str(tmp_path / "ref.o")],
+                   check=True)
+    subprocess.run([cc, "-O2", *extra, "-c", str(tmp_path / "harness.c"), "-o", str(tmp_path / "harness.o")], check=True)
+    include = ["-idirafter", str(HWY_INCLUDE.parent.parent)]
+    subprocess.run([cxx, "-O2", *extra, *CXX_FLAGS, "-ffp-contract=off", "-I", str(tmp_path), *include, "-c",
+                    str(tmp_path / unit.file_name), "-o", str(tmp_path / "unit.o")], check=True)
+    libs = ["-l" + lib for lib in unit.libraries]
+    subprocess.run([cc, *extra, str(tmp_path / "harness.o"), str(tmp_path / "ref.o"), str(tmp_path / "unit.o"),
+                    "-o", str(tmp_path / "run"), *libs, "-lm"], check=True)
+    run = subprocess.run([*run_prefix, str(tmp_path / "run")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " differing 0 " in run.stdout
+    return run.stdout.strip().splitlines()[-1]
+
+
+def test_every_kernel_is_vectorized(tmp_path):
+    result, unit = generate(tmp_path)
+    assert any(f"{len(SPECS)} regions, {len(SPECS)} vector loops" in line for line in result.report), result.report
+    for op in ("hn::LoadU", "hn::StoreU", "hn::IfThenElse", "hn::Sqrt", "hn::Div", "hn::Neg", "HWY_EXPORT",
+               "HWY_DYNAMIC_DISPATCH", "ScalableTag<float>"):
+        assert op in unit.text, op
+    assert "MulAdd" not in unit.text   # (every product rounded, as the C build without FMA)
+    # stencils read their neighbours at unit stride; a loop-invariant product is a broadcast
+    assert "A + ((long)i * m + -1) + j" in unit.text and "hn::Set(s2s_d, static_cast<double>(alpha * u[i]))" in unit.text
+
+
+def test_dynamic_dispatch_with_gcc_matches_the_scalar_loops(tmp_path):
+    build_and_run(tmp_path, "gcc", "g++", static=False)
+
+
+@pytest.mark.skipif(not shutil.which("clang++-14") and not shutil.which("clang++"), reason="no clang++")
+def test_dynamic_dispatch_with_clang_matches_the_scalar_loops(tmp_path):
+    clang = shutil.which("clang++") or shutil.which("clang++-14")
+    build_and_run(tmp_path, "gcc", clang, static=False)
+
+
+def test_static_dispatch_matches_the_scalar_loops(tmp_path):
+    _, unit = generate(tmp_path, static=True)
+    assert "foreach_target" not in unit.text and unit.libraries == ("stdc++", "m")
+    build_and_run(tmp_path, "gcc", "g++", static=True, extra=("-march=native",))
+
+
+@pytest.mark.skipif(not (shutil.which("aarch64-linux-gnu-g++") and shutil.which("aarch64-linux-gnu-gcc")
+                         and shutil.which("qemu-aarch64") and Path("/usr/aarch64-linux-gnu").is_dir()),
+                    reason="no aarch64 cross tools or qemu-aarch64")
+def test_aarch64_under_qemu_gives_the_outputs_of_x86(tmp_path):
+    (tmp_path / "x86").mkdir()
+    (tmp_path / "arm").mkdir()
+    x86 = build_and_run(tmp_path / "x86", "gcc", "g++", static=True)
+    arm = build_and_run(tmp_path / "arm", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", static=True,
+                        run_prefix=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"), extra=("-static",))
+    assert x86 == arm
+
+
+MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void st2(int n, int m, double A[restrict n][m], double B[restrict n][m]);
+void vsel(int n, double *restrict a, double *restrict b, double *restrict c);
+int main(void) {
+  int n = 37, m = 29;
+  double (*A)[m] = malloc(sizeof(double) * n * m), (*B)[m] = calloc(n * m, sizeof(double));
+  double *c = calloc(n * m, sizeof(double));
+  for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) A[i][j] = (i * 7 + j * 3) % 11 / 3.0;
+  st2(n, m, A, B);
+  vsel(n * m - 3, &A[0][1], &B[0][2], c + 1);
+  double s = 0;
+  for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) s += (B[i][j] + c[i * m + j]) * (i + 1) + j;
+  printf("%a\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target, static", [("highway", False), ("highway", True), ("highway+openmp", False)])
+def test_s2s_cc_joins_the_unit_into_the_object_and_links_its_libraries(tmp_path, target, static):
+    (tmp_path / "main.c").write_text(MAIN)
+    env = {**os.environ, "S2S_TARGET": target, "S2S_PROFITABILITY": "off", "S2S_SERVER": "off",
+           "OMP_NUM_THREADS": "2"}
+    if static:
+        env["S2S_HWY_STATIC"] = "1"
+    obj = tmp_path / "kernels.o"
+    built = subprocess.run([str(BIN / "s2s-cc"), "-O2", "-c", str(KERNELS), "-o", str(obj)], env=env,
+                           capture_output=True, text=True)
+    assert built.returncode == 0 and "note:" not in built.stderr, built.stderr
+    assert sorted(companion_units.libraries_of(str(obj))) == (["m", "stdc++"] if static else ["hwy", "m", "stdc++"])
+    again = subprocess.run([str(BIN / "s2s-cc"), "-O2", "-c", str(KERNELS), "-o", str(obj)], env=env,
+                           capture_output=True, text=True)   # (from the compile cache)
+    assert again.returncode == 0 and "note:" not in again.stderr, again.stderr
+    symbols = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert "s2s_hwy_st2_1_" in symbols and " U s2s_hwy_st2" not in symbols   # (defined in the one object)
+    linked = subprocess.run([str(BIN / "s2s-cc"), "-O2", str(tmp_path / "main.c"), str(obj), "-o",
+                             str(tmp_path / "opt"), "-lm"], env=env, capture_output=True, text=True)
+    assert linked.returncode == 0, linked.stderr
+    subprocess.run(["gcc", "-O2", str(tmp_path / "main.c"), str(KERNELS), "-o", str(tmp_path / "ref"), "-lm"], check=True)
+    ref = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    assert subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout == ref
+
+
+def test_a_unit_that_does_not_compile_falls_back_to_the_users_file(tmp_path):
+    env = {**os.environ, "S2S_TARGET": "highway", "S2S_PROFITABILITY": "off", "S2S_SERVER": "off",
+           "S2S_CXX": "false"}
+    obj = tmp_path / "kernels.o"
+    built = subprocess.run([str(BIN / "s2s-cc"), "-O2", "-c", str(KERNELS), "-o", str(obj)], env=env,
+                           capture_output=True, text=True)
+    assert built.returncode == 0
+    assert len(built.stderr.strip().splitlines()) == 1 and "compiled unchanged" in built.stderr, built.stderr
+    assert companion_units.libraries_of(str(obj)) == []
+
+
+def test_marks_name_the_libraries_and_a_link_adds_each_once(tmp_path):
+    text = companion_units.marker_text(["hwy", "stdc++"])
+    assert "s2s_cc_needs_lib_stdc_2b_2b" in text
+    (tmp_path / "m.c").write_text(text)
+    subprocess.run(["cc", "-c", str(tmp_path / "m.c"), "-o", str(tmp_path / "m.o")], check=True)
+    assert sorted(companion_units.libraries_of(str(tmp_path / "m.o"))) == ["hwy", "stdc++"]
+    assert companion_units.link_additions([str(tmp_path / "m.o")] * 2, ["hwy"]) == ["-lstdc++"]
+
+
+def test_targets_c_and_openmp_print_no_companion(tmp_path):
+    for target in ("c", "openmp"):
+        result = optimize_c_file(str(KERNELS), [], PipelineOptions(target=target, profitability=False))
+        assert result.companions == [] and "s2s_hwy" not in result.source
+
+
+def _polybench_names() -> list[str]:
+    from polybench.registry import KERNELS as POLYBENCH
+
+    return sorted(POLYBENCH)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _polybench_names())
+def test_polybench_at_mini_matches_the_baseline(name, tmp_path):
+    """Each kernel built with the highway target gives the baseline's outputs, bit for bit (gcc
+    at -O2 for x86-64 does not contract into FMA, nor does the Highway unit)."""
+    from polybench.registry import KERNELS as POLYBENCH, SUITE_ROOT, kernel_source
+
+    src = kernel_source(POLYBENCH[name])
+    flags = ["-O2", f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DMINI_DATASET",
+             "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+    sources = [str(SUITE_ROOT / "utilities" / "polybench.c"), str(src)]
+    env = {**os.environ, "S2S_TARGET": "highway", "S2S_REPORT": "1", "S2S_SERVER": "off"}
+    subprocess.run(["cc", *flags, *sources, "-o", str(tmp_path / "ref"), "-lm"], check=True)
+    built = subprocess.run([str(BIN / "s2s-cc"), *flags, *sources, "-o", str(tmp_path / "opt"), "-lm"],
+                           env=env, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    assert "note:" not in built.stderr, built.stderr   # (no fallback to the user's file)
+    a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
+    b = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True).stderr
+    assert a == b
+
+
+def _cross_tools() -> bool:
+    return bool(shutil.which("aarch64-linux-gnu-g++") and shutil.which("aarch64-linux-gnu-gcc")
+                and shutil.which("qemu-aarch64") and Path("/usr/aarch64-linux-gnu").is_dir())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("toolchain", ["clang++", "aarch64"])
+@pytest.mark.parametrize("name", _polybench_names())
+def test_polybench_at_mini_builds_with_clang_and_for_aarch64(name, toolchain, tmp_path):
+    """The kernels' Highway units compiled by clang++ (dynamic dispatch), and the whole programs
+    cross-compiled for aarch64 (static dispatch, NEON) and run under qemu, give the outputs of
+    the x86 baseline (contraction off on both sides: aarch64's gcc contracts by default)."""
+    from polybench.registry import KERNELS as POLYBENCH, SUITE_ROOT, kernel_source
+
+    clang = shutil.which("clang++") or shutil.which("clang++-14")
+    if toolchain == "clang++" and not clang:
+        pytest.skip("no clang++")
+    if toolchain == "aarch64" and not _cross_tools():
+        pytest.skip("no aarch64 cross tools or qemu-aarch64")
+    src = kernel_source(POLYBENCH[name])
+    flags = ["-O2", "-ffp-contract=off", f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DMINI_DATASET",
+             "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
+    sources = [str(SUITE_ROOT / "utilities" / "polybench.c"), str(src)]
+    env = {**os.environ, "S2S_TARGET": "highway", "S2S_SERVER": "off"}
+    run: list[str] = []
+    if toolchain == "clang++":
+        env["S2S_CXX"] = clang
+    else:
+        env.update(S2S_CC="aarch64-linux-gnu-gcc", S2S_CXX="aarch64-linux-gnu-g++", S2S_HWY_STATIC="1")
+        flags.append("-static")
+        run = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
+    native = [f for f in flags if f != "-static"]
+    subprocess.run(["gcc", *native, *sources, "-o", str(tmp_path / "ref"), "-lm"], check=True)
+    built = subprocess.run([str(BIN / "s2s-cc"), *flags, *sources, "-o", str(tmp_path / "opt"), "-lm"],
+                           env=env, capture_output=True, text=True)
+    assert built.returncode == 0 and "note:" not in built.stderr, built.stderr
+    a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
+    b = subprocess.run([*run, str(tmp_path / "opt")], capture_output=True, text=True).stderr
+    assert a == b
