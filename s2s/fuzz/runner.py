@@ -46,7 +46,7 @@ SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
 
 @dataclass(frozen=True)
 class RunOptions:
-    target: str = "c"  # c | openmp
+    target: str = "c"  # c | openmp | highway | highway+openmp
     cc: str = "cc"
     s2s_cc: str = ""  # default: the s2s-cc next to this interpreter
     run_timeout: float = 20.0
@@ -55,7 +55,12 @@ class RunOptions:
     frontend: str = "c"  # "llvm": the candidate goes through clang and the LLVM front end
 
     def thread_counts(self) -> tuple[int, ...]:
-        return self.threads or ((1, 2, 3) if self.target == "openmp" else (1,))
+        return self.threads or ((1, 2, 3) if self.openmp else (1,))
+
+    @property
+    def openmp(self) -> bool:
+        """Whether the candidate is built with -fopenmp (and run on several thread counts)."""
+        return self.target in ("openmp", "highway+openmp")
 
 
 @dataclass
@@ -104,8 +109,10 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
     cc_env.update(S2S_MODE="pluto", S2S_REPORT="1", S2S_KEEP=str(workdir / "kept"), S2S_CACHE="off")
     command = [options.s2s_cc or s2s_cc_path(), *(["--s2s-frontend=llvm"] if options.frontend == "llvm" else []),
                options.cc, "-O2", *CFLAGS]
-    if options.target == "openmp":
+    if options.openmp:
         command.append("-fopenmp")
+    if options.target.startswith("highway"):
+        command.append(f"--s2s-target={options.target}")
     try:
         b = subprocess.run([*command, str(src), "-o", str(opt), "-lm"], capture_output=True, text=True,
                            env=cc_env, timeout=options.build_timeout, cwd=workdir)
@@ -124,9 +131,9 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
         outcome.detail = "the reference " + ("timed out" if expected is None else f"exited {expected.returncode}")
         return outcome
     for n in threads or options.thread_counts():
-        run_env = {"OMP_NUM_THREADS": str(n), "OMP_WAIT_POLICY": "passive"} if options.target == "openmp" else {}
+        run_env = {"OMP_NUM_THREADS": str(n), "OMP_WAIT_POLICY": "passive"} if options.openmp else {}
         got = _run([str(opt), *args], run_env, options.run_timeout)
-        outcome.threads = n if options.target == "openmp" else None
+        outcome.threads = n if options.openmp else None
         if got is None:
             outcome.status, outcome.detail = TIMEOUT, f"the optimized program ran past {options.run_timeout:.0f} s"
             return outcome
@@ -151,7 +158,7 @@ def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options
     """Tell an s2s bug from a compiler bug: s2s's output (kept by s2s-cc) built with -O0, and the
     original built with the same -O2 flags and no s2s. Where both the optimized build and the
     plain -O2 one are wrong, s2s is still checked: a compiler bug must not hide one of s2s's."""
-    omp = ["-fopenmp"] if options.target == "openmp" else []
+    omp = ["-fopenmp"] if options.openmp else []
     plain = workdir / "plain"
     b = subprocess.run([options.cc, "-O2", *CFLAGS, *omp, str(src), "-o", str(plain), "-lm"], capture_output=True,
                        timeout=options.build_timeout)
