@@ -37,6 +37,12 @@ PORTABLE_TYPES = frozenset({
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "intptr_t", "uintptr_t"})
 
+# The compilers' predefined names of <stddef.h>'s and <stdint.h>'s types: the C file's declaration
+# of the function stands before its own includes, where only these are known
+PREDEFINED_NAMES = {"size_t": "__SIZE_TYPE__", "ptrdiff_t": "__PTRDIFF_TYPE__", "intptr_t": "__INTPTR_TYPE__",
+                    "uintptr_t": "__UINTPTR_TYPE__", **{f"int{b}_t": f"__INT{b}_TYPE__" for b in (8, 16, 32, 64)},
+                    **{f"uint{b}_t": f"__UINT{b}_TYPE__" for b in (8, 16, 32, 64)}}
+
 # <math.h>'s functions a region may call, by the type their arguments are converted to (C's
 # prototypes convert them; C++'s overloads would not: ``sqrt(float)`` there is the float one)
 _NO_CAST = {"abs", "labs", "llabs"}
@@ -59,20 +65,23 @@ class FlatRegion:
     body: Sequence                     # the region's statements, as in the IR
     locals: tuple[tuple[str, str], ...]  # (type, name): loop variables it counts with undeclared
 
-    def parameter_list(self, restrict: str = "__restrict__") -> str:
+    def parameter_list(self, restrict: str = "__restrict__", predefined: bool = False) -> str:
         """The parameters as the other unit declares them (``int n, double *__restrict__ A``):
-        the region runs only where its arrays do not overlap (proven, or tested before the call)."""
-        return ", ".join(self._param(p, restrict) for p in self.params) or "void"
+        the region runs only where its arrays do not overlap (proven, or tested before the call).
+        ``predefined``: typedef'd types by the compiler's own names for them."""
+        return ", ".join(self._param(p, restrict, predefined) for p in self.params) or "void"
 
     @staticmethod
-    def _param(p: FlatParam, restrict: str) -> str:
+    def _param(p: FlatParam, restrict: str, predefined: bool) -> str:
+        type_ = PREDEFINED_NAMES.get(p.type, p.type) if predefined else p.type
         if not p.array:
-            return f"{p.type} {p.name}"
-        return f"{'' if p.written else 'const '}{p.type} *{restrict + ' ' if restrict else ''}{p.name}"
+            return f"{type_} {p.name}"
+        return f"{'' if p.written else 'const '}{type_} *{restrict + ' ' if restrict else ''}{p.name}"
 
     def prototype(self) -> str:
-        """The C declaration of the function, for the caller's file (built-in types only)."""
-        return f"extern void {self.name}({self.parameter_list('')});"
+        """The C declaration of the function, for the caller's file (built-in types only: it
+        stands before the file's includes)."""
+        return f"extern void {self.name}({self.parameter_list('', predefined=True)});"
 
     def call(self) -> str:
         """The C statement that calls it where the region stood."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from backends.c.flat_outline import FlatExprPrinter
+from backends.c.flat_outline import PREDEFINED_NAMES, FlatExprPrinter
 from backends.c.printer import CPrinter
 from s2s.ir import (
     SDFG, Array, Block, ControlNode, Declare, DeviceCopy, For, Map, MatMul, Schedule,
@@ -131,13 +131,11 @@ class CudaRegion:
     def prototype(self) -> str:
         """The C file's declaration, before its own includes: typedef'd types by the compiler's
         predefined names for them."""
-        params = [re.sub(r"\b(u?int(?:8|16|32|64)_t|size_t)\b", lambda m: _PREDEFINED[m.group(1)], p.declaration)
-                  for p in self.parameters]
+        params = [re.sub(_TYPEDEFS, lambda m: PREDEFINED_NAMES[m.group(1)], p.declaration) for p in self.parameters]
         return f"extern int {self.entry}({', '.join(params) or 'void'});"
 
 
-_PREDEFINED = {"size_t": "__SIZE_TYPE__", **{f"int{b}_t": f"__INT{b}_TYPE__" for b in (8, 16, 32, 64)},
-               **{f"uint{b}_t": f"__UINT{b}_TYPE__" for b in (8, 16, 32, 64)}}
+_TYPEDEFS = re.compile(rf"\b({'|'.join(PREDEFINED_NAMES)})\b")
 
 
 class CudaPrinter(CPrinter):
