@@ -268,7 +268,8 @@ def test_many_processes_share_one_cache(tmp_path):
     assert sorted(p.suffix for p in files) == [".compile"] * 16 + [".json", ".manifest", ".search"]
 
 
-def test_trim_removes_the_least_recently_used_entries(tmp_path):
+def test_trim_removes_the_least_recently_used_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(compile_cache, "TRIM_CHANCE", 0.0)   # (the stores' own chance of a trim: none here)
     cache = compile_cache.CompileCache(tmp_path, max_bytes=10_000)
     result = PipelineResult(source="x" * 2_000, changed=True)
     keys = [f"{n:02d}" + "0" * 62 for n in range(8)]
