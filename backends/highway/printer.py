@@ -10,9 +10,7 @@ from backends.c.printer import CPrinter
 from backends.highway.kernel import KernelPrinter, OpenMPKernelPrinter
 from backends.highway.unit import KernelFunction
 from backends.openmp.printer import OpenMPPrinter
-from s2s.ir import SDFG, ControlNode, IfElse, Sequence, walk
-
-VERSION_TEST = "C.alias."   # (scop_codegen.py: the test between the optimized and the user's code)
+from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, IfElse, Sequence, walk
 
 
 class _Highway:
@@ -29,14 +27,14 @@ class _Highway:
         self._outline_as_is = True
 
     def statement(self, node: ControlNode) -> str:
-        if not any(isinstance(n, IfElse) and n.id.startswith(VERSION_TEST) for n in walk(node)):
+        if not any(isinstance(n, IfElse) and n.id.startswith(VERSION_TEST_PREFIX) for n in walk(node)):
             call = self.flat_call(Sequence(f"S.hwy.{node.id}", (node,)))
             if call is not None:
                 return "{\n" + self.pad(1) + call + "\n}"
         return super().statement(node)
 
     def print_IfElse(self, node: IfElse, level: int) -> list[str]:
-        if not node.id.startswith(VERSION_TEST):
+        if not node.id.startswith(VERSION_TEST_PREFIX):
             return super().print_IfElse(node, level)
         self._outline_as_is = node.outline
         try:

@@ -16,7 +16,7 @@ from s2s.ir.dataflow import (
     AccessNode, DataflowGraph, DataflowNode, LibraryNode, Memlet, Range, Subscript, Tasklet, copy_graph,
 )
 from s2s.ir.library import (
-    ROWS_APART, TEAM_PAYS, TESTED_BEFORE, Blocking, Extent, MatMul, PackedRight, packed_right_size,
+    ROWS_APART, TEAM_PAYS, TESTED_BEFORE, VERSION_TEST_PREFIX, Blocking, Extent, MatMul, PackedRight, packed_right_size,
     reads_target,
 )
 from s2s.ir.expr import (
@@ -37,7 +37,7 @@ __all__ = [
     "Array", "Data", "Scalar", "Storage", "Symbol",
     "AccessNode", "DataflowGraph", "DataflowNode", "LibraryNode", "Memlet", "Range", "Subscript", "Tasklet",
     "copy_graph",
-    "ROWS_APART", "TEAM_PAYS", "TESTED_BEFORE", "Blocking", "Extent", "MatMul", "PackedRight", "packed_right_size",
+    "ROWS_APART", "TEAM_PAYS", "TESTED_BEFORE", "VERSION_TEST_PREFIX", "Blocking", "Extent", "MatMul", "PackedRight", "packed_right_size",
     "reads_target",
     "PURE_FUNCTIONS", "Access", "Binary", "Call", "Cast", "Const", "Expr", "ExprPrinter", "SizeOf", "Sym",
     "Ternary", "Unary", "format_expr",

@@ -167,3 +167,7 @@ TEAM_PAYS = "s2s_team_pays"
 
 # The ``team_if`` of a parallel region inside a branch that has tested its condition already.
 TESTED_BEFORE = Const("1")
+
+# How the ids of the IfElse nodes between a SCoP's optimized code (then) and the user's (else)
+# begin (s2s.transforms.scop_codegen makes them; back ends that move the optimized code look for them).
+VERSION_TEST_PREFIX = "C.alias."

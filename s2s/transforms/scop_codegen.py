@@ -11,8 +11,8 @@ from s2s.analysis.reductions import reducible
 from s2s.analysis.scop import Scop, find_scops
 from s2s.analysis.scop_id import numbered_scop_ids
 from s2s.ir import (
-    SDFG, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan, Storage,
-    scalar_type, walk, expr as ex,
+    SDFG, VERSION_TEST_PREFIX, Array, Binary, Expr, IfElse, Map, Opaque, Scalar, Schedule, Sequence, SourceSpan,
+    Storage, scalar_type, walk, expr as ex,
 )
 from s2s.ir.rewrite import replace_run, with_id_suffix
 from s2s.schedule.codegen import generate, signed_parameters
@@ -175,7 +175,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
             # (or expanded arrays that could not be allocated, or too little work)
             original = with_id_suffix(Sequence(f"S.orig.{first.id}", scop.nodes), "_orig")
             on_work = work_guard is not None or parallel_test is not None or choice.data_test is not None
-            new = dataclasses.replace(new, children=(IfElse(f"C.alias.{first.id}", guard,
+            new = dataclasses.replace(new, children=(IfElse(f"{VERSION_TEST_PREFIX}{first.id}", guard,
                                                             Sequence(f"S.opt.{first.id}", new.children),
                                                             original, likely=not on_work, balanced=on_work,
                                                             outline=on_work),))

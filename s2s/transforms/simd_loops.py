@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from s2s.ir import SDFG, ControlNode, For, IfElse, Map, Schedule, Sequence, walk
+from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, For, IfElse, Map, Schedule, Sequence, walk
 from s2s.ir.rewrite import free_names, map_sequences
 from s2s.schedule.codegen import loop_as_map
 from s2s.transforms.verify_parallel import proven_parallel
 
-VERSION_TEST = "C.alias."   # (scop_codegen.py)
-
 
 def innermost_as_simd(sdfg: SDFG, node: ControlNode) -> ControlNode:
     """``node`` with its optimized code's independent innermost loops as SIMD Maps."""
-    tests = [n for n in walk(node) if isinstance(n, IfElse) and n.id.startswith(VERSION_TEST)]
+    tests = [n for n in walk(node) if isinstance(n, IfElse) and n.id.startswith(VERSION_TEST_PREFIX)]
     if not tests:
         made = _marked(sdfg, Sequence(f"S.simd.{getattr(node, 'id', 'n')}", (node,)))
         return made.children[0]
