@@ -125,7 +125,11 @@ class Scop:
         constant declared extents (``double L[2000][2000]`` bounds ``i < n`` by 2000 too): the
         sizes a parameter can take, as an estimate for cost decisions, never for legality (a
         parameter's first extent binds nothing in C)."""
-        return {st.name: _within_extents(st, self.sdfg) for st in self.statements}
+        return {st.name: self.domain_within_extents(st) for st in self.statements}
+
+    def domain_within_extents(self, st: Statement) -> isl.Set:
+        """One statement's domain as ``domains_within_extents`` gives it."""
+        return _within_extents(st, self.sdfg)
 
     @property
     def first_line(self) -> int | None:

@@ -276,10 +276,7 @@ def _offloaded(sdfg, node, path: str, regions: list, helpers: dict[str, str], re
     offloaded (the report says why)."""
     from s2s.driver.cuda_offload import offload
 
-    import zlib
-
-    # (external names: unique per file, as two files may each have a static function of one name)
-    entry = f"s2s_cuda_{sdfg.name}_{len(regions) + 1}_{zlib.crc32(path.encode()):08x}"
+    entry = f"s2s_cuda_{sdfg.name}_{len(regions) + 1}_{_file_tag(path)}"
     made, why = offload(sdfg, node, entry)
     line = f"{path}:{node.origin.line}: {sdfg.name}: region {node.id} "
     line += made.report() if made is not None else f"stays on the host: {why}"

@@ -300,7 +300,7 @@ def k_bounds(domain: isl.Set, i: int, j: int, k: int) -> tuple[isl.PwAff, isl.Pw
 def deepest_k_run(scop: Scop, stmt: Statement, pattern: MatMulPattern) -> int | None:
     """The most values k takes in the statement, given the constant extents its arrays are
     declared with (None where they do not bound it)."""
-    domain = scop.domains_within_extents()[stmt.name]
+    domain = scop.domain_within_extents(stmt)
     domain = domain.project_out(isl.dim_type.param, 0, domain.dim(isl.dim_type.param))
     if domain.is_empty():
         return None
