@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from s2s.ir import Array, Block, Declare, For, IfElse, Map, Scalar, Schedule, Sequence, Tasklet, walk
 from s2s.ir import expr as ex
+from s2s.ir.types import scalar_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -321,21 +322,34 @@ class _Vectorizer:
         raise NotVector("a mask as a number")
 
 
+def _bare(index):
+    """``index`` without its conversions to 64-bit integer types (``(size_t)j``, ``(long)(j + 1)``):
+    a subscript in bounds has the value of the expression converted, which is then not negative
+    (an unsigned type) or kept whole (a signed one); consecutive iterations stay consecutive."""
+    while isinstance(index, ex.Cast):
+        t = scalar_type(index.type)
+        if not t.is_integer or t.bits < 64:
+            break
+        index = index.operand
+    return index
+
+
 def _unit_offset(index, var: str):
     """``index - var`` where ``index`` is ``var``, ``var + c``, ``c + var`` or ``var - c`` with
-    ``c`` free of ``var``; else None."""
+    ``c`` free of ``var`` (each perhaps converted to a 64-bit integer type); else None."""
+    index = _bare(index)
     if index == ex.Sym(var):
         return ex.Const("0")
     if isinstance(index, ex.Binary) and index.op in "+-":
-        if index.lhs == ex.Sym(var) and var not in ex.names(index.rhs):
+        if _bare(index.lhs) == ex.Sym(var) and var not in ex.names(index.rhs):
             return index.rhs if index.op == "+" else ex.Unary("-", index.rhs)
-        if index.op == "+" and index.rhs == ex.Sym(var) and var not in ex.names(index.lhs):
+        if index.op == "+" and _bare(index.rhs) == ex.Sym(var) and var not in ex.names(index.lhs):
             return index.lhs
-        if index.op == "+" and isinstance(index.lhs, ex.Binary):
+        if index.op == "+" and isinstance(index.lhs, (ex.Binary, ex.Cast)):
             inner = _unit_offset(index.lhs, var)
             if inner is not None and var not in ex.names(index.rhs):
                 return ex.Binary("+", inner, index.rhs)
-        if index.op == "-" and isinstance(index.lhs, ex.Binary):
+        if index.op == "-" and isinstance(index.lhs, (ex.Binary, ex.Cast)):
             inner = _unit_offset(index.lhs, var)
             if inner is not None and var not in ex.names(index.rhs):
                 return ex.Binary("-", inner, index.rhs)
