@@ -349,3 +349,64 @@ def test_sizes_of_typedefd_types_are_declared_before_the_includes(tmp_path):
     subprocess.run(["cc", "-O2", str(src), "-o", str(tmp_path / "ref")], check=True)
     expected = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
     assert subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout == expected
+
+
+TRANSPOSED_ONLY = r"""
+#include <stdio.h>
+void transpose_add(int n, double a[n][n], double b[n][n])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      a[j][i] += b[i][j];
+}
+int main(void)
+{
+  enum { N = 37 };
+  static double a[N][N], b[N][N];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      a[i][j] = i - 0.5 * j;
+      b[i][j] = (i * 7 + j) % 11;
+    }
+  transpose_add(N, a, b);
+  double sum = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      sum += a[i][j] * (i + 2 * j + 1);
+  printf("%.17g\n", sum);
+  return 0;
+}
+"""
+
+
+def _highway_build(tmp_path: Path, source: str, *flags: str, target: str = "highway"):
+    src = tmp_path / "k.c"
+    src.write_text(source)
+    env = {**os.environ, "S2S_TARGET": target, "S2S_PROFITABILITY": "off", "S2S_SERVER": "off",
+           "S2S_WORK_THRESHOLDS": "optimize=0,parallel=0,parallel_start=0,parallel_wake=0", "S2S_REPORT": "1",
+           "S2S_KEEP": str(tmp_path / "kept")}
+    built = subprocess.run([str(BIN / "s2s-cc"), "-O2", *flags, str(src), "-o", str(tmp_path / "opt"), "-lm"],
+                           env=env, capture_output=True, text=True)
+    assert built.returncode == 0 and "skipped" not in built.stderr, built.stderr
+    subprocess.run(["cc", "-O2", *flags, str(src), "-o", str(tmp_path / "ref")], check=True)
+    expected = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    assert subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout == expected
+    return built.stderr, sorted(p.name for p in (tmp_path / "kept").rglob("*") if p.is_file())
+
+
+def test_a_region_without_vector_loops_stays_c(tmp_path):
+    """A region none of whose loops becomes a vector loop (the loop variable walks a's rows) is
+    printed as C: no C++ unit, no second compiler, no C++ runtime at the link."""
+    report, kept = _highway_build(tmp_path, TRANSPOSED_ONLY)
+    assert "no Highway unit: 1 regions without a vector loop stay C" in report, report
+    assert "Highway unit:" not in report.replace("no Highway unit:", "")
+    assert not [k for k in kept if k.endswith(".cc")], kept
+
+
+def test_openmp_flag_makes_the_highway_target_highway_openmp(tmp_path):
+    """``-fopenmp`` with the highway target is highway+openmp, as it makes the C target openmp:
+    the unit runs the parallel loop on OpenMP's threads."""
+    report, kept = _highway_build(tmp_path, SIZES_OF_SIZE_T, "-fopenmp")
+    assert "Highway unit: 1 regions" in report, report
+    assert kept == ["k.s2s-hwy.cc", "k.s2s.c"], kept
+    assert "#pragma omp parallel for" in (tmp_path / "kept" / "k.s2s-hwy.cc").read_text()

@@ -24,6 +24,7 @@ class _Highway:
         self.kernel_helpers: dict[str, str] = {}
         self.vector_loops = 0
         self.scalar_loops = 0
+        self.regions_left_c = 0   # flat regions without a vector loop, printed as C
         self._outline_as_is = True
 
     def statement(self, node: ControlNode) -> str:
@@ -51,7 +52,9 @@ class _Highway:
         return super().outlined_branch(header, branch, level)
 
     def flat_call(self, body: Sequence) -> str | None:
-        """The C call of ``body`` made a function of the companion unit, or None."""
+        """The C call of ``body`` made a function of the companion unit, or None: also where none
+        of its loops is a vector loop (C++ would compile the same scalar code, at the cost of a
+        second compiler, the C++ runtime and Highway's library)."""
         name = f"s2s_hwy_{self.sdfg.name}_{len(self.kernels) + 1}_{self.tag}"
         region = flat_region(self, body, name)
         if region is None:
@@ -60,6 +63,9 @@ class _Highway:
         try:
             lines = printer.function_body(region)
         except TypeError:
+            return None
+        if not printer.vector_loops:
+            self.regions_left_c += 1
             return None
         self.kernels.append(KernelFunction(name, region.parameter_list(), ", ".join(p.name for p in region.params),
                                            lines))

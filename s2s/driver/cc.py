@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None, cxx: bool = False, fortran: bool = F
         return _run_unchanged(command, may_exec)
     if not cfg.target_given and _has_openmp(parsed):
         cfg = dataclasses.replace(cfg, target="openmp")  # -fopenmp: the user wants OpenMP code
+    elif cfg.target == "highway" and _has_openmp(parsed):
+        cfg = dataclasses.replace(cfg, target="highway+openmp")  # (Highway's vectors, OpenMP's threads)
     if parsed.passthrough is not None:
         if (parsed.passthrough is Passthrough.NO_C_INPUT and parsed.stage == Stage.LINK
                 and (parsed.inputs or parsed.options("-l"))):
@@ -430,7 +432,7 @@ class _Build:
         text = result.source
         if self.cfg.inject_fault == "compile":
             text += "\n#error s2s-cc: injected fault (S2S_INJECT_FAULT=compile)\n"
-        self._keep(source, text)
+        self._keep(source, text, result.companions)
         if self.cfg.target in _OPENMP_TARGETS and result.changed and openmp_runtime.added_runtime_calls(
                 _read_text(source.path), text):
             text += openmp_runtime.MARKER_TEXT  # the link adds the runtime (openmp_runtime)
@@ -607,16 +609,19 @@ class _Build:
         _write(sys.stdout, bytes(self.out))
         _write(sys.stderr, bytes(self.err))
 
-    def _keep(self, source: InputFile, text: str) -> None:
+    def _keep(self, source: InputFile, text: str, companions: Sequence = ()) -> None:
+        """The generated source in ``--s2s-keep``'s directory, and beside it its companion units
+        (``k.s2s-hwy.cc``, ``k.s2s.cu``) under their own names."""
         keep = self.cfg.keep_dir
         if not keep:
             return
         stem, ext = os.path.splitext(os.path.basename(source.path))
-        target = os.path.join(keep, f"{stem}.s2s{ext or '.c'}")
+        files = [(f"{stem}.s2s{ext or '.c'}", text), *((u.file_name, u.text) for u in companions)]
         try:
             os.makedirs(keep, exist_ok=True)
-            with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(text)
+            for name, contents in files:
+                with open(os.path.join(keep, name), "w", encoding="utf-8", errors="surrogateescape") as f:
+                    f.write(contents)
         except OSError as exc:
             self._say_later(f"{PROG}: warning: cannot keep the generated source in {keep}: {exc}")
 

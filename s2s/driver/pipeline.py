@@ -198,6 +198,11 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
                                         flags=("-fmad=false",), libraries=("cudart", "stdc++")))
     if any(p.kernels for p in highway_printers):
         companions.append(_highway_unit(path_text, highway_printers, options, report, full_report))
+    elif any(p.regions_left_c for p in highway_printers):
+        line = (f"{path_text}: no Highway unit: {sum(p.regions_left_c for p in highway_printers)} regions "
+                f"without a vector loop stay C")
+        report.append(line)
+        full_report.append(line)
     return PipelineResult(
         source=source,
         changed=bool(replacements),
@@ -314,6 +319,8 @@ def _highway_unit(path: str, printers: list, options: PipelineOptions, report: l
     line = (f"{path}: Highway unit: {len(kernels)} regions, {sum(p.vector_loops for p in printers)} vector loops, "
             f"{sum(p.scalar_loops for p in printers)} independent loops left scalar "
             f"({'static' if options.hwy_static else 'dynamic'} dispatch)")
+    if any(p.regions_left_c for p in printers):
+        line += f"; {sum(p.regions_left_c for p in printers)} regions without a vector loop stay C"
     report.append(line)
     full_report.append(line)
     include = os.environ.get("S2S_HWY_INCLUDE") or "/usr/include"
