@@ -410,3 +410,78 @@ def test_openmp_flag_makes_the_highway_target_highway_openmp(tmp_path):
     assert "Highway unit: 1 regions" in report, report
     assert kept == ["k.s2s-hwy.cc", "k.s2s.c"], kept
     assert "#pragma omp parallel for" in (tmp_path / "kept" / "k.s2s-hwy.cc").read_text()
+
+
+PRODUCTS = r"""
+#include <stdio.h>
+void gemm_like(int n, int m, int p, double alpha, double C[n][m], double A[n][p], double B[p][m])
+{
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j < m; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+}
+void float_product(int n, int m, int p, float C[n][m], float A[n][p], float B[p][m])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] -= A[i][k] * B[k][j];
+}
+int main(void)
+{
+  enum { N = 75, M = 69, P = 83 };
+  static double C[N][M], A[N][P], B[P][M];
+  static float Cf[N][M], Af[N][P], Bf[P][M];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < P; k++)
+      Af[i][k] = (float)(A[i][k] = (double)((i * 7 + k * 3) % 17) / 9.0 - 0.8);
+  for (int k = 0; k < P; k++)
+    for (int j = 0; j < M; j++)
+      Bf[k][j] = (float)(B[k][j] = (double)((k * 5 + j * 11) % 13) / 7.0 - 0.9);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      Cf[i][j] = (float)(C[i][j] = (double)(i - j) / 31.0);
+  gemm_like(N, M, P, 1.5, C, A, B);
+  float_product(N, M, P, Cf, Af, Bf);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      printf("%a %a\n", C[i][j], (double)Cf[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("vector_bytes", [32, 64])
+def test_register_blocks_in_the_unit_match_the_c_kernels_on_every_width(tmp_path, monkeypatch, vector_bytes):
+    """The matrix-multiply register blocks as Highway functions (register_block.py), for vectors
+    of 4 and of 8 doubles: with dynamic dispatch (this machine's best target, whose vectors may be
+    narrower than the blocking's) and compiled for Highway's portable 128-bit target only (the
+    path that updates the block's elements one at a time), the products are those of the user's
+    loops bit for bit (no FMA on either side), at sizes that are multiples of no block."""
+    import s2s.transforms.machine_options as machine_options
+    from s2s.schedule.matmul import KernelTarget
+
+    target = KernelTarget(vector_bytes, 32 if vector_bytes == 64 else 16, 48 * 1024, 1024 * 1024, 32 * 1024 * 1024)
+    monkeypatch.setattr(machine_options, "kernel_target", lambda topo: target)
+    monkeypatch.setenv("S2S_WORK_THRESHOLDS", "optimize=0,parallel=0,parallel_start=0,parallel_wake=0")
+    src = tmp_path / "products.c"
+    src.write_text(PRODUCTS)
+    subprocess.run(["cc", "-O2", str(src), "-o", str(tmp_path / "ref")], check=True)
+    expected = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    include = ["-idirafter", str(HWY_INCLUDE.parent.parent)]
+    for static, defines in ((False, ()), (True, ("-DHWY_COMPILE_ONLY_EMU128",))):
+        result = optimize_c_file(str(src), [], PipelineOptions(target="highway", hwy_static=static, report=True))
+        assert any("2 matrix-multiply register blocks" in line for line in result.report), result.report
+        (unit,) = result.companions
+        assert "hn::CappedTag<float, " in unit.text and "GNU" not in unit.text
+        assert "vector_size" not in result.source   # (the C file keeps no GNU vector block)
+        (tmp_path / "opt.c").write_text(result.source)
+        (tmp_path / unit.file_name).write_text(unit.text)
+        subprocess.run(["cc", "-O2", "-c", str(tmp_path / "opt.c"), "-o", str(tmp_path / "opt.o")], check=True)
+        subprocess.run(["g++", "-O2", *CXX_FLAGS, "-ffp-contract=off", *defines, "-I", str(tmp_path), *include, "-c",
+                        str(tmp_path / unit.file_name), "-o", str(tmp_path / "unit.o")], check=True)
+        subprocess.run(["cc", str(tmp_path / "opt.o"), str(tmp_path / "unit.o"), "-o", str(tmp_path / "opt"),
+                        *("-l" + lib for lib in unit.libraries)], check=True)
+        got = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout
+        assert got == expected, f"static={static}"

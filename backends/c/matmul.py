@@ -37,8 +37,15 @@ from s2s.ir.expr_parse import parse_expr
 @dataclass(frozen=True)
 class MatMulCode:
     lines: list[str]   # a C block that performs the node (without indentation of its own)
-    helper_name: str
-    helper: str        # the definition, at file scope, of the register-block function it calls
+    helper_name: str   # the register-block function it calls
+    block: str         # that function's definition, at file scope
+    panels: str        # the definitions of the functions that give it memory for its panels
+    in_place: bool     # the register block reads the left factors' rows where they are
+
+    @property
+    def helper(self) -> str:
+        """Everything the code calls, defined at file scope."""
+        return self.block + self.panels
 
 
 def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[str], threads: bool,
@@ -331,7 +338,7 @@ def expand_matmul(node: MatMul, print_expr: Callable[[Expr], str], taken: set[st
         out += ["  " + line for line in allocate + unless_stale(region)] + ["}"]
     panels_memory = ("" if in_place else _panel_memory(f"{helper_name}_left_panel")) + _panel_memory(
         f"{helper_name}_right_panel")
-    return MatMulCode(out, helper_name, helper + panels_memory)
+    return MatMulCode(out, helper_name, helper, panels_memory, in_place)
 
 
 def expand_packed_right(node: PackedRight, print_expr: Callable[[Expr], str], taken: set[str]) -> list[str]:
@@ -429,14 +436,11 @@ def _register_block(node: MatMul, print_expr: Callable[[Expr], str], in_place: b
     (``columns`` contiguous elements each)."""
     b, t, terms = node.blocking, node.dtype, len(node.lefts)
     mr, nr, w = b.rows, b.columns, b.lanes
-    lefts = [f"l{u}_{r}" for u in range(terms) for r in range(mr)] if in_place else [f"l{u}" for u in range(terms)]
-    rights = [f"r{u}" for u in range(terms)]
-    rows = [f"c{r}" for r in range(mr)]
+    lefts, rights, rows, params = block_parameters(node, in_place)
     acc = [[f"c{r}_{v}" for v in range(b.vectors)] for r in range(mr)]
     rv = [[f"r{u}_{v}" for v in range(b.vectors)] for u in range(terms)]
     scal = [f"a{u}" for u in range(terms)]
     update = f"{node.op}="
-    params = ([f"const {t} *__restrict__ {p}" for p in lefts + rights] + [f"{t} *{p}" for p in rows])
     body = [f"typedef {t} vec __attribute__((vector_size({w} * sizeof({t})), aligned(sizeof({t})), may_alias));"]
     for r in range(mr):
         body.append("vec " + ", ".join(f"{acc[r][v]} = *(vec *)({rows[r]} + {v * w})" for v in range(b.vectors)) + ";")
@@ -460,6 +464,18 @@ def _register_block(node: MatMul, print_expr: Callable[[Expr], str], in_place: b
     name = f"s2s_register_block_{mr}x{nr}_{digest}"
     header = f"__attribute__((noinline)) static void {name}(const int kn, {', '.join(params)})"
     return name, f"{header}\n{{\n{text}\n}}\n"
+
+
+def block_parameters(node: MatMul, in_place: bool) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The register block's parameters after the panel's depth ``kn``: the names of the left
+    factors (``in_place``: ``l<term>_<row>``, each term's rows where they are; else ``l<term>``,
+    packed), of the packed right factors (``r<term>``) and of the result's rows (``c<row>``),
+    and the declarations of all of them, in that order."""
+    t, terms, mr = node.dtype, len(node.lefts), node.blocking.rows
+    lefts = [f"l{u}_{r}" for u in range(terms) for r in range(mr)] if in_place else [f"l{u}" for u in range(terms)]
+    rights = [f"r{u}" for u in range(terms)]
+    rows = [f"c{r}" for r in range(mr)]
+    return lefts, rights, rows, [f"const {t} *__restrict__ {p}" for p in lefts + rights] + [f"{t} *{p}" for p in rows]
 
 
 def _panel_memory(name: str) -> str:

@@ -15,7 +15,7 @@ from s2s.ir import (
 from s2s.ir import expr as ex
 from s2s.ir.rewrite import free_names
 
-from backends.c.matmul import expand_matmul, expand_packed_right
+from backends.c.matmul import MatMulCode, expand_matmul, expand_packed_right
 from backends.c.outline import outline
 
 
@@ -187,13 +187,17 @@ class CPrinter:
                 threads = self.threads and comp.parallel
                 code = expand_matmul(comp, self.expr, set(self.containers), threads,
                                      self.parallel_if(comp.team_if) if threads else "")
-                self.helpers[code.helper_name] = code.helper
+                self.matmul_helpers(comp, code)
                 out += [self.pad(level) + line for line in code.lines]
             elif isinstance(comp, PackedRight):
                 out += [self.pad(level) + line for line in expand_packed_right(comp, self.expr, set(self.containers))]
             elif isinstance(comp, LibraryNode):
                 out.append(self.pad(level) + self.library_statement(node, comp))
         return out
+
+    def matmul_helpers(self, node: MatMul, code: MatMulCode) -> None:
+        """Define at file scope what ``node``'s expansion ``code`` calls."""
+        self.helpers[code.helper_name] = code.helper
 
     def memlet_expr(self, data: str, subset) -> Expr:
         if not subset:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 
 from backends.c.flat_outline import flat_region
+from backends.c.matmul import MatMulCode
 from backends.c.printer import CPrinter
 from backends.highway.kernel import KernelPrinter, OpenMPKernelPrinter
+from backends.highway.register_block import NotVectorUpdate, highway_register_block
 from backends.highway.unit import KernelFunction
 from backends.openmp.printer import OpenMPPrinter
-from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, IfElse, Sequence, walk
+from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, IfElse, MatMul, Sequence, walk
 
 
 class _Highway:
@@ -25,6 +27,7 @@ class _Highway:
         self.vector_loops = 0
         self.scalar_loops = 0
         self.regions_left_c = 0   # flat regions without a vector loop, printed as C
+        self.register_blocks = 0  # matrix-multiply register blocks in the unit
         self._outline_as_is = True
 
     def statement(self, node: ControlNode) -> str:
@@ -50,6 +53,23 @@ class _Highway:
         if not self._outline_as_is:
             return self.body(header, branch, level)
         return super().outlined_branch(header, branch, level)
+
+    def matmul_helpers(self, node: MatMul, code: MatMulCode) -> None:
+        """The register block as a function of the unit (register_block.py), which the C name
+        the expansion calls forwards to; the panels' memory stays C."""
+        name = f"s2s_hwy_{code.helper_name.removeprefix('s2s_')}_{self.tag}"
+        try:
+            kernel = highway_register_block(node, code.in_place, self.expr, name)
+        except NotVectorUpdate:
+            super().matmul_helpers(node, code)
+            return
+        if all(k.name != name for k in self.kernels):
+            self.kernels.append(kernel)
+            self.register_blocks += 1
+        self.helpers[code.helper_name] = (
+            f"extern void {name}({kernel.parameters});\n"
+            f"static inline void {code.helper_name}({kernel.parameters})\n{{\n  {name}({kernel.arguments});\n}}\n"
+            + code.panels)
 
     def flat_call(self, body: Sequence) -> str | None:
         """The C call of ``body`` made a function of the companion unit, or None: also where none

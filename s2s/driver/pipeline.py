@@ -316,8 +316,10 @@ def _highway_unit(path: str, printers: list, options: PipelineOptions, report: l
     kernels = [k for p in printers for k in p.kernels]
     helpers = "".join({n: d for p in printers for n, d in p.kernel_helpers.items()}.values())
     text = unit_text(name, f"s2s_hwy_{_file_tag(path)}", kernels, helpers, static=options.hwy_static)
-    line = (f"{path}: Highway unit: {len(kernels)} regions, {sum(p.vector_loops for p in printers)} vector loops, "
-            f"{sum(p.scalar_loops for p in printers)} independent loops left scalar "
+    blocks = sum(p.register_blocks for p in printers)
+    line = (f"{path}: Highway unit: {len(kernels) - blocks} regions, {sum(p.vector_loops for p in printers)} vector loops, "
+            f"{sum(p.scalar_loops for p in printers)} independent loops left scalar, "
+            f"{blocks} matrix-multiply register blocks "
             f"({'static' if options.hwy_static else 'dynamic'} dispatch)")
     if any(p.regions_left_c for p in printers):
         line += f"; {sum(p.regions_left_c for p in printers)} regions without a vector loop stay C"
