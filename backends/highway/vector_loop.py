@@ -21,8 +21,9 @@ operand of ``&&``) is done for every lane, so it must read an element that the i
 anyway (unconditionally, or in both branches). No fused multiply-add is printed: the compiler contracts
 Highway's ``Mul`` and ``Add`` where the C build contracts (CompanionUnit.contract_as_c), and
 nowhere where it does not.
-The rest of the iterations run one at a time as the scalar loop (Highway 1.0.3's masked loads
-and stores read and write whole vectors on some targets, past the array's end).
+The iterations left after the whole vectors run in vectors of at most 8, 4 and 2 lanes
+(``CappedTag``), then one at a time as the scalar loop: Highway 1.0.3's masked loads and stores
+(``FirstN``) read and write whole vectors on some targets (SSE4, NEON), past the array's end.
 """
 from __future__ import annotations
 
@@ -73,11 +74,16 @@ def vectorizable(node: Map, parallel_maps: bool) -> bool:
             and not any(isinstance(n, (For, Map)) for n in walk(node.body)))
 
 
+REMAINDER_CAPS = (8, 4, 2)
+
+
 def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | None:
     """The Highway lines of ``node`` (see the module docstring), or None where it is not exact."""
     try:
         v = _Vectorizer(printer, node)
         body = v.sequence(node.body)
+        whole = _Vectorizer(printer, node, hoist=True)
+        whole_body = whole.sequence(node.body)
     except NotVector:
         return None
     pad, inner = printer.pad(level), printer.pad(level + 1)
@@ -88,17 +94,34 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
            inner + f"const long {lanes} = static_cast<long>(hn::Lanes({TAG}));",
            inner + f"const long {stop} = static_cast<long>({printer.expr(node.stop)});",
            inner + f"{printer.declaration(var)} = {printer.expr(node.start)};",
-           inner + f"for (; static_cast<long>({var}) + {lanes} <= {stop}; {var} += static_cast<int>({lanes})) {{"]
-    out += [printer.pad(level + 2) + line for line in body]
-    out += [inner + "}"]
+           inner + f"if (static_cast<long>({var}) + {lanes} <= {stop}) {{"]
+    out += [printer.pad(level + 2) + f"const auto {name} = {broadcast};" for broadcast, name in whole.hoisted.items()]
+    out += [printer.pad(level + 2) + f"do {{"]
+    out += [printer.pad(level + 3) + line for line in whole_body]
+    out += [printer.pad(level + 2) + f"  {var} += static_cast<int>({lanes});",
+            printer.pad(level + 2) + f"}} while (static_cast<long>({var}) + {lanes} <= {stop});",
+            inner + "}"]
+    # what is left, less than a vector: in vectors of at most 8, 4 and 2 lanes (each a scope of
+    # its own whose tag shadows the whole vectors' one), then one at a time
+    for cap in REMAINDER_CAPS:
+        out += [inner + "{",
+                inner + f"  const hn::CappedTag<{v.T}, {cap}> {TAG};",
+                inner + f"  const long {lanes} = static_cast<long>(hn::Lanes({TAG}));",
+                inner + f"  for (; static_cast<long>({var}) + {lanes} <= {stop}; {var} += static_cast<int>({lanes})) {{"]
+        out += [printer.pad(level + 3) + line for line in body]
+        out += [inner + "  }", inner + "}"]
     rest = printer.body(f"for (; {printer.expr(ex.Binary('<', ex.Sym(var), node.stop))}; {var}++)", node.body, level + 1)
     out += rest + [pad + "}"]
     return out
 
 
 class _Vectorizer:
-    def __init__(self, printer: "KernelPrinter", node: Map):
+    def __init__(self, printer: "KernelPrinter", node: Map, hoist: bool = False):
         self.p = printer
+        self.hoist = hoist                   # loop-invariant broadcasts made once (``hoisted``)
+        self.hoisted: dict[str, str] = {}    # broadcast -> the name of its vector before the loop
+        self.scalar_arrays: dict[str, frozenset] = {}   # a scalar's text -> the arrays it reads
+        self.stored_arrays: set[str] = set()  # arrays stored by the statements so far
         self.var = node.var
         self.containers = printer.containers
         self.locals: dict[str, str] = {}     # a scalar declared in the body -> its vector variable
@@ -167,6 +190,7 @@ class _Vectorizer:
         if key[0] == "local":
             return [f"{pointer} = {text};"]
         self.stored.add(key)
+        self.stored_arrays.add(data)
         return [f"hn::StoreU({text}, {TAG}, {pointer});"]
 
     def if_else(self, node: IfElse) -> list[str]:
@@ -221,14 +245,14 @@ class _Vectorizer:
         self.frames[-1].loads.add(key)
         ctype = _kind(self.containers[name].dtype.spelling)
         if pointer is None:
-            return _Value("scalar", self.p.expr(ex.Access(name, indices)), ctype)
+            return self.scalar(ex.Access(name, indices), ctype)
         if ctype != self.T:
             raise NotVector("mixed types")
         return _Value("vec", f"hn::LoadU({TAG}, {pointer})", self.T)
 
     def value(self, e) -> _Value:
         if isinstance(e, ex.Const):
-            return _Value("scalar", self.p.expr(e), _literal_type(e.text))
+            return self.scalar(e, _literal_type(e.text))
         if isinstance(e, ex.Sym):
             if e.name == self.var:
                 raise NotVector("the loop variable as a value")
@@ -237,7 +261,7 @@ class _Vectorizer:
             data = self.containers.get(e.name)
             if data is None or isinstance(data, Array):
                 raise NotVector("an unknown name")
-            return _Value("scalar", self.p.expr(e), _kind(data.dtype.spelling))
+            return self.scalar(e, _kind(data.dtype.spelling))
         if isinstance(e, ex.Access):
             return self.load(e.name, e.indices)
         if isinstance(e, ex.Binary):
@@ -245,7 +269,7 @@ class _Vectorizer:
         if isinstance(e, ex.Unary):
             a = self.value(e.operand)
             if a.kind == "scalar":
-                return _Value("scalar", self.p.expr(e), "int" if e.op == "!" else a.ctype)
+                return self.scalar(e, "int" if e.op == "!" else a.ctype)
             if e.op == "-" and a.kind == "vec":
                 return _Value("vec", f"hn::Neg({a.text})", a.ctype)
             if e.op == "+" and a.kind == "vec":
@@ -257,14 +281,14 @@ class _Vectorizer:
             c = self.value(e.cond)
             a, b = self.guarded_values(e.then, e.other)
             if c.kind == "scalar" and a.kind == b.kind == "scalar":
-                return _Value("scalar", self.p.expr(e), _arith(a.ctype, b.ctype))
+                return self.scalar(e, _arith(a.ctype, b.ctype))
             if c.kind != "mask" or _arith(a.ctype, b.ctype) != self.T:
                 raise NotVector("a choice of other types")
             return _Value("vec", f"hn::IfThenElse({c.text}, {self.as_vector(a)}, {self.as_vector(b)})", self.T)
         if isinstance(e, ex.Call):
             args = [self.value(a) for a in e.args]
             if all(a.kind == "scalar" for a in args):
-                return _Value("scalar", self.p.expr(e), _call_type(e.func))
+                return self.scalar(e, _call_type(e.func))
             if len(args) == 1 and args[0].kind == "vec" and args[0].ctype == self.T:
                 if e.func in _SQRT[self.T]:
                     return _Value("vec", f"hn::Sqrt({args[0].text})", self.T)
@@ -274,7 +298,7 @@ class _Vectorizer:
         if isinstance(e, ex.Cast):
             a = self.value(e.operand)
             if a.kind == "scalar":
-                return _Value("scalar", self.p.expr(e), _kind(e.type))
+                return self.scalar(e, _kind(e.type))
             if a.kind == "vec" and e.type == self.T:
                 return a
             raise NotVector("a conversion")
@@ -297,13 +321,13 @@ class _Vectorizer:
             a = self.value(e.lhs)
             (b,) = self.guarded_values(e.rhs)
             if a.kind == b.kind == "scalar":
-                return _Value("scalar", self.p.expr(e), "int")
+                return self.scalar(e, "int")
             if a.kind == b.kind == "mask":
                 return _Value("mask", f"hn::{'And' if e.op == '&&' else 'Or'}({a.text}, {b.text})", "int")
             raise NotVector("a condition of mixed kinds")
         a, b = self.value(e.lhs), self.value(e.rhs)
         if a.kind == b.kind == "scalar":
-            return _Value("scalar", self.p.expr(e), "int" if e.op in _COMPARE else _arith(a.ctype, b.ctype))
+            return self.scalar(e, "int" if e.op in _COMPARE else _arith(a.ctype, b.ctype))
         if "mask" in (a.kind, b.kind) or _arith(a.ctype, b.ctype) != self.T:
             raise NotVector("mixed types")
         if e.op in _ARITH:
@@ -313,12 +337,25 @@ class _Vectorizer:
             return _Value("mask", f"hn::Not({mask})" if e.op == "!=" else mask, "int")
         raise NotVector(f"operator {e.op}")
 
+    def scalar(self, e, ctype: str) -> _Value:
+        """The loop-invariant value ``e`` (of C type ``ctype``)."""
+        text = self.p.expr(e)
+        self.scalar_arrays[text] = frozenset(n.name for n in ex.walk(e) if isinstance(n, ex.Access))
+        return _Value("scalar", text, ctype)
+
     def as_vector(self, v: _Value) -> str:
         if v.kind == "vec":
             return v.text
         if v.kind == "scalar" and v.ctype in ("int", "float", "double"):
             # (C converts the other operand, or the value assigned, to the element type)
-            return f"hn::Set({TAG}, static_cast<{self.T}>({v.text}))"
+            broadcast = f"hn::Set({TAG}, static_cast<{self.T}>({v.text}))"
+            if not self.hoist or len(self.frames) > 1 or self.scalar_arrays.get(v.text, frozenset()) & self.stored_arrays:
+                return broadcast
+            # every iteration computes it the same before anything in the body writes what it
+            # reads, and no other iteration writes that (they are independent): once before the loop
+            if broadcast not in self.hoisted:
+                self.hoisted[broadcast] = f"s2s_b{len(self.hoisted)}"
+            return self.hoisted[broadcast]
         raise NotVector("a mask as a number")
 
 
