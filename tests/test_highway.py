@@ -105,7 +105,9 @@ def harness(source: str) -> str:
 
 
 def build_and_run(tmp_path: Path, cc: str, cxx: str, static: bool, run_prefix: tuple[str, ...] = (),
-                  extra: tuple[str, ...] = ()) -> str:
+                  extra: tuple[str, ...] = (), more_prefixes: tuple[tuple[str, ...], ...] = ()) -> str:
+    """The checksum line of the harness, built and run (with ``run_prefix``, then with each of
+    ``more_prefixes``, which must print the same line)."""
     result, unit = generate(tmp_path, static)
     (tmp_path / "harness.c").write_text(harness(result.source))
     renames = [f"-D{name}=ref_{name}" for name in SPECS]
@@ -119,10 +121,14 @@ def build_and_run(tmp_path: Path, cc: str, cxx: str, static: bool, run_prefix: t
     libs = ["-l" + lib for lib in unit.libraries]
     subprocess.run([cc, *extra, str(tmp_path / "harness.o"), str(tmp_path / "ref.o"), str(tmp_path / "unit.o"),
                     "-o", str(tmp_path / "run"), *libs, "-lm"], check=True)
-    run = subprocess.run([*run_prefix, str(tmp_path / "run")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert " differing 0 " in run.stdout
-    return run.stdout.strip().splitlines()[-1]
+    lines = set()
+    for prefix in (run_prefix, *more_prefixes):
+        run = subprocess.run([*prefix, str(tmp_path / "run")], capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert " differing 0 " in run.stdout, prefix
+        lines.add(run.stdout.strip().splitlines()[-1])
+    assert len(lines) == 1, lines
+    return lines.pop()
 
 
 def test_every_kernel_is_vectorized(tmp_path):
@@ -152,15 +158,39 @@ def test_static_dispatch_matches_the_scalar_loops(tmp_path):
     build_and_run(tmp_path, "gcc", "g++", static=True, extra=("-march=native",))
 
 
-@pytest.mark.skipif(not (shutil.which("aarch64-linux-gnu-g++") and shutil.which("aarch64-linux-gnu-gcc")
-                         and shutil.which("qemu-aarch64") and Path("/usr/aarch64-linux-gnu").is_dir()),
-                    reason="no aarch64 cross tools or qemu-aarch64")
-def test_aarch64_under_qemu_gives_the_outputs_of_x86(tmp_path):
+def _cross_tools() -> bool:
+    return bool(shutil.which("aarch64-linux-gnu-g++") and shutil.which("aarch64-linux-gnu-gcc")
+                and shutil.which("qemu-aarch64") and Path("/usr/aarch64-linux-gnu").is_dir())
+
+
+QEMU = ("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")
+# SVE's vector length is the machine's, from 128 to 2048 bits: qemu's ``-cpu max,sveN=on`` sets it
+SVE_FLAGS = ("-march=armv8.2-a+sve",)
+SVE_BITS = (128, 256, 512, 2048)
+
+
+def _sve(bits: int) -> tuple[str, ...]:
+    return (QEMU[0], "-cpu", f"max,sve{bits}=on", *QEMU[1:])
+
+
+@pytest.mark.skipif(not _cross_tools(), reason="no aarch64 cross tools or qemu-aarch64")
+@pytest.mark.parametrize("isa", ["neon", "sve"])
+def test_aarch64_under_qemu_gives_the_outputs_of_x86(tmp_path, isa):
+    """NEON (aarch64's baseline), and SVE (static dispatch with ``+sve``) at every vector length
+    from 2 to 32 doubles: each checksum is x86's."""
     (tmp_path / "x86").mkdir()
     (tmp_path / "arm").mkdir()
     x86 = build_and_run(tmp_path / "x86", "gcc", "g++", static=True)
-    arm = build_and_run(tmp_path / "arm", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", static=True,
-                        run_prefix=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"), extra=("-static",))
+    if isa == "neon":
+        arm = build_and_run(tmp_path / "arm", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", static=True,
+                            run_prefix=QEMU, extra=("-static",))
+    else:
+        widths = [_sve(bits) for bits in SVE_BITS]
+        arm = build_and_run(tmp_path / "arm", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", static=True,
+                            run_prefix=widths[0], more_prefixes=tuple(widths[1:]), extra=("-static", *SVE_FLAGS))
+        code = subprocess.run(["aarch64-linux-gnu-objdump", "-d", str(tmp_path / "arm" / "unit.o")],
+                              capture_output=True, text=True).stdout
+        assert "ld1d" in code and "st1d" in code, "the unit's loads and stores are not SVE's"
     assert x86 == arm
 
 
@@ -263,45 +293,45 @@ def test_polybench_at_mini_matches_the_baseline(name, tmp_path):
     assert a == b
 
 
-def _cross_tools() -> bool:
-    return bool(shutil.which("aarch64-linux-gnu-g++") and shutil.which("aarch64-linux-gnu-gcc")
-                and shutil.which("qemu-aarch64") and Path("/usr/aarch64-linux-gnu").is_dir())
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("toolchain", ["clang++", "aarch64"])
+@pytest.mark.parametrize("toolchain", ["clang++", "aarch64", "aarch64-sve"])
 @pytest.mark.parametrize("name", _polybench_names())
 def test_polybench_at_mini_builds_with_clang_and_for_aarch64(name, toolchain, tmp_path):
     """The kernels' Highway units compiled by clang++ (dynamic dispatch), and the whole programs
-    cross-compiled for aarch64 (static dispatch, NEON) and run under qemu, give the outputs of
-    the x86 baseline (contraction off on both sides: aarch64's gcc contracts by default)."""
+    cross-compiled for aarch64 (static dispatch: NEON, or SVE run at 256 and 2048 bits) and run
+    under qemu, give the outputs of the x86 baseline (contraction off on both sides: aarch64's gcc
+    contracts by default)."""
     from polybench.registry import KERNELS as POLYBENCH, SUITE_ROOT, kernel_source
 
     clang = shutil.which("clang++") or shutil.which("clang++-14")
     if toolchain == "clang++" and not clang:
         pytest.skip("no clang++")
-    if toolchain == "aarch64" and not _cross_tools():
+    if toolchain.startswith("aarch64") and not _cross_tools():
         pytest.skip("no aarch64 cross tools or qemu-aarch64")
     src = kernel_source(POLYBENCH[name])
     flags = ["-O2", "-ffp-contract=off", f"-I{SUITE_ROOT / 'utilities'}", f"-I{src.parent}", "-DMINI_DATASET",
              "-DPOLYBENCH_USE_SCALAR_LB", "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
     sources = [str(SUITE_ROOT / "utilities" / "polybench.c"), str(src)]
     env = {**os.environ, "S2S_TARGET": "highway", "S2S_SERVER": "off"}
-    run: list[str] = []
+    runs: list[tuple[str, ...]] = [()]
+    native = list(flags)
     if toolchain == "clang++":
         env["S2S_CXX"] = clang
     else:
         env.update(S2S_CC="aarch64-linux-gnu-gcc", S2S_CXX="aarch64-linux-gnu-g++", S2S_HWY_STATIC="1")
         flags.append("-static")
-        run = ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]
-    native = [f for f in flags if f != "-static"]
+        runs = [QEMU]
+        if toolchain == "aarch64-sve":
+            flags += SVE_FLAGS
+            runs = [_sve(256), _sve(2048)]
     subprocess.run(["gcc", *native, *sources, "-o", str(tmp_path / "ref"), "-lm"], check=True)
     built = subprocess.run([str(BIN / "s2s-cc"), *flags, *sources, "-o", str(tmp_path / "opt"), "-lm"],
                            env=env, capture_output=True, text=True)
     assert built.returncode == 0 and "note:" not in built.stderr, built.stderr
     a = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True).stderr
-    b = subprocess.run([*run, str(tmp_path / "opt")], capture_output=True, text=True).stderr
-    assert a == b
+    for run in runs:
+        b = subprocess.run([*run, str(tmp_path / "opt")], capture_output=True, text=True).stderr
+        assert a == b, run
 
 
 SIZES_OF_SIZE_T = r"""
