@@ -24,10 +24,11 @@ import dataclasses
 import itertools
 
 from s2s.ir import (
-    AccessNode, Array, Binary, Block, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Memlet, Range,
+    AccessNode, Array, Binary, Block, Cast, Const, ControlNode, DataflowGraph, Declare, Expr, For, IfElse, Memlet, Range,
     Scalar, Sequence, Storage, Sym, Tasklet, copy_graph,
 )
 from s2s.analysis.affine import AffineBuilder, NotAffine
+from s2s.analysis.scop import wraps
 from s2s.ir import expr as ex
 from s2s.ir.rewrite import map_sequences
 from s2s.transforms.loop_split import counted_upward, may_run_long, reached_only_at, split_at
@@ -171,7 +172,12 @@ def _split_point(loop: For, containers: dict) -> Expr | None:
                         return None
                     points.append(point)
     distinct = list(dict.fromkeys(points))
-    return distinct[0] if len(distinct) == 1 else None
+    if len(distinct) != 1:
+        return None
+    # (the point is an integer of the subscripts' values, i - 2 where i may be 0: the variables C
+    # computes with modulo 2^n read as signed 64-bit numbers, whose arithmetic does not wrap)
+    point = distinct[0]
+    return ex.substitute(point, {n: Cast("long long", Sym(n)) for n in ex.names(point) if wraps(containers, n)})
 
 
 def _moves_with_loop_only(uses: _ArrayUses, changing: set[str], loop: For) -> bool:
