@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from backends.highway import CXX_FLAGS
+from backends.highway.vector_loop import REMAINDER_CAPS
 from s2s.driver import companion_units
 from s2s.driver.pipeline import PipelineOptions, optimize_c_file
 
@@ -409,12 +410,12 @@ int main(void)
 """
 
 
-def _highway_build(tmp_path: Path, source: str, *flags: str, target: str = "highway"):
+def _highway_build(tmp_path: Path, source: str, *flags: str, target: str = "highway", reassociate: bool = False):
     src = tmp_path / "k.c"
     src.write_text(source)
     env = {**os.environ, "S2S_TARGET": target, "S2S_PROFITABILITY": "off", "S2S_SERVER": "off",
            "S2S_WORK_THRESHOLDS": "optimize=0,parallel=0,parallel_start=0,parallel_wake=0", "S2S_REPORT": "1",
-           "S2S_KEEP": str(tmp_path / "kept")}
+           "S2S_KEEP": str(tmp_path / "kept"), "S2S_REASSOCIATE": "1" if reassociate else "0"}
     built = subprocess.run([str(BIN / "s2s-cc"), "-O2", *flags, str(src), "-o", str(tmp_path / "opt"), "-lm"],
                            env=env, capture_output=True, text=True)
     assert built.returncode == 0 and "skipped" not in built.stderr, built.stderr
@@ -515,3 +516,78 @@ def test_register_blocks_in_the_unit_match_the_c_kernels_on_every_width(tmp_path
                         *("-l" + lib for lib in unit.libraries)], check=True)
         got = subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout
         assert got == expected, f"static={static}"
+
+
+ROW_SUMS = r"""
+#include <stdio.h>
+
+/* a matrix times a vector and a second one subtracted; a float norm of each row */
+static void residuals(int n, int m, const double A[n][m], const double B[n][m], const double x[m],
+                      double r[n])
+{
+  for (int i = 0; i < n; i++) {
+    double s = r[i], t = 0.0;
+    for (int j = 0; j < m; j++) {
+      s += A[i][j] * x[j];
+      t = t - B[i][j] * x[j];
+    }
+    r[i] = s + t;
+  }
+}
+
+static void norms(int n, int m, const float F[n][m], float norm[n])
+{
+  for (int i = 0; i < n; i++) {
+    float f = 0.0f;
+    for (int j = 0; j < m; j++)
+      f += F[i][j] * F[i][j];
+    norm[i] = f;
+  }
+}
+
+int main(void)
+{
+  enum { N = 11, M = 40 };
+  static double A[N][M], B[N][M], x[M], r[N];
+  static float F[N][M], norm[N];
+  unsigned long long check = 0;
+  for (int m = 0; m <= M; m++) {
+    for (int i = 0; i < N; i++) {
+      r[i] = i == 3 ? -0.0 : i;
+      for (int j = 0; j < M; j++) {
+        A[i][j] = (i * 7 + j * 3) % 11 - 5;
+        B[i][j] = (i + 2 * j) % 5 - 2;
+        F[i][j] = (float)((i * 5 + j) % 7 - 3);
+      }
+    }
+    for (int j = 0; j < M; j++)
+      x[j] = (j * 13) % 9 - 4;
+    residuals(N, m, A, B, x, r);
+    norms(N, m, F, norm);
+    for (int i = 0; i < N; i++) {
+      printf("%d %d %a %a\n", m, i, r[i], norm[i]);
+    }
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["highway", "highway+openmp"])
+def test_sums_reassociated_where_allowed_are_reduced_in_lanes(tmp_path, target):
+    """With ``--s2s-reassociate``, an innermost loop that only sums into scalars is a vector loop:
+    each lane sums apart from zero (``Zero``, ``Add``/``Sub``), and the lanes' total
+    (``SumOfLanes``) is added to the scalar after the whole vectors and after each narrower
+    vector. Integer-valued data sum exactly in any order: every trip count 0..40 gives the
+    user's results. Without the flag nothing is reduced."""
+    report, _ = _highway_build(tmp_path, ROW_SUMS, target=target, reassociate=True)
+    unit = (tmp_path / "kept" / "k.s2s-hwy.cc").read_text()
+    # (each sum's total is added after the whole vectors and after each narrower vector)
+    assert unit.count("hn::SumOfLanes") % (1 + len(REMAINDER_CAPS)) == 0, unit
+    assert "norm_r0 = norm_r0 + hn::GetLane(hn::SumOfLanes(" in unit, unit
+    if target == "highway":   # (under OpenMP, t is a private copy of each thread: that region stays C)
+        assert "Highway unit: 2 regions" in report, report
+        assert "s2s_r_t = hn::Sub(s2s_r_t, " in unit and "t = t + hn::GetLane(hn::SumOfLanes(" in unit
+    (tmp_path / "plain").mkdir()
+    _highway_build(tmp_path / "plain", ROW_SUMS, target=target)
+    assert "SumOfLanes" not in "".join(p.read_text() for p in (tmp_path / "plain" / "kept").glob("*.cc"))

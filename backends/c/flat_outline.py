@@ -131,8 +131,8 @@ def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | 
     written_arrays = set()
     for n in walk(body):
         if isinstance(n, (Opaque, While, Return)) or isinstance(n, Declare) and (
-                n.init_text is not None or not isinstance(containers.get(n.name), Scalar)):
-            return None
+                n.init_text not in (None, "0") or not isinstance(containers.get(n.name), Scalar)):
+            return None   # (a verbatim initializer but the zero of a hoisted temporary: C's text)
         if isinstance(n, Declare):
             data = containers[n.name]
             # (the other unit declares it as ``type name``: a static or a typedef would not mean the same)

@@ -67,11 +67,11 @@ class _Frame:
 
 def vectorizable(node: Map, parallel_maps: bool) -> bool:
     """Whether ``node`` is a loop whose iterations may be lanes: a SIMD Map (or, where parallel
-    Maps run in order, an innermost parallel one), unit step, no reductions or private copies,
-    no loop inside."""
+    Maps run in order, an innermost parallel one), unit step, no private copies, no reductions
+    but sums, no loop inside."""
     kinds = (Schedule.SIMD, Schedule.CPU_MULTICORE) if parallel_maps else (Schedule.SIMD,)
-    return (node.schedule in kinds and not node.reductions and not node.private and node.step == ex.Const("1")
-            and not any(isinstance(n, (For, Map)) for n in walk(node.body)))
+    return (node.schedule in kinds and all(op == "+" for _, op in node.reductions) and not node.private
+            and node.step == ex.Const("1") and not any(isinstance(n, (For, Map)) for n in walk(node.body)))
 
 
 REMAINDER_CAPS = (8, 4, 2)
@@ -89,6 +89,10 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
     pad, inner = printer.pad(level), printer.pad(level + 1)
     var = node.var
     lanes, stop = "s2s_lanes", "s2s_stop"
+    # each sum's lanes start at zero, and their total is added to it where a loop of vectors ends
+    sums = [(printer.expr(ex.Sym(name)), v.locals[name]) for name, _ in node.reductions]
+    zeros = [f"auto {acc} = hn::Zero({TAG});" for _, acc in sums]
+    totals = [f"{target} = {target} + hn::GetLane(hn::SumOfLanes({TAG}, {acc}));" for target, acc in sums]
     out = [pad + "{",
            inner + f"const hn::ScalableTag<{v.T}> {TAG};",
            inner + f"const long {lanes} = static_cast<long>(hn::Lanes({TAG}));",
@@ -96,20 +100,26 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
            inner + f"{printer.declaration(var)} = {printer.expr(node.start)};",
            inner + f"if (static_cast<long>({var}) + {lanes} <= {stop}) {{"]
     out += [printer.pad(level + 2) + f"const auto {name} = {broadcast};" for broadcast, name in whole.hoisted.items()]
+    out += [printer.pad(level + 2) + line for line in zeros]
     out += [printer.pad(level + 2) + f"do {{"]
     out += [printer.pad(level + 3) + line for line in whole_body]
     out += [printer.pad(level + 2) + f"  {var} += static_cast<int>({lanes});",
-            printer.pad(level + 2) + f"}} while (static_cast<long>({var}) + {lanes} <= {stop});",
-            inner + "}"]
+            printer.pad(level + 2) + f"}} while (static_cast<long>({var}) + {lanes} <= {stop});"]
+    out += [printer.pad(level + 2) + line for line in totals]
+    out += [inner + "}"]
     # what is left, less than a vector: in vectors of at most 8, 4 and 2 lanes (each a scope of
     # its own whose tag shadows the whole vectors' one), then one at a time
     for cap in REMAINDER_CAPS:
+        loop = [f"for (; static_cast<long>({var}) + {lanes} <= {stop}; {var} += static_cast<int>({lanes})) {{",
+                *("  " + line for line in body), "}"]
+        if sums:   # (no total added where no vector ran: a sum of -0.0 stays -0.0)
+            loop = [f"if (static_cast<long>({var}) + {lanes} <= {stop}) {{",
+                    *("  " + line for line in zeros + loop + totals), "}"]
         out += [inner + "{",
                 inner + f"  const hn::CappedTag<{v.T}, {cap}> {TAG};",
-                inner + f"  const long {lanes} = static_cast<long>(hn::Lanes({TAG}));",
-                inner + f"  for (; static_cast<long>({var}) + {lanes} <= {stop}; {var} += static_cast<int>({lanes})) {{"]
-        out += [printer.pad(level + 3) + line for line in body]
-        out += [inner + "  }", inner + "}"]
+                inner + f"  const long {lanes} = static_cast<long>(hn::Lanes({TAG}));"]
+        out += [inner + "  " + line for line in loop]
+        out += [inner + "}"]
     rest = printer.body(f"for (; {printer.expr(ex.Binary('<', ex.Sym(var), node.stop))}; {var}++)", node.body, level + 1)
     out += rest + [pad + "}"]
     return out
@@ -125,6 +135,11 @@ class _Vectorizer:
         self.var = node.var
         self.containers = printer.containers
         self.locals: dict[str, str] = {}     # a scalar declared in the body -> its vector variable
+        for name, _ in node.reductions:      # (and a sum's partial sums, one per lane)
+            data = self.containers.get(name)
+            if not isinstance(data, Scalar) or name == node.var:
+                raise NotVector("a reduction into other than a scalar")
+            self.locals[name] = f"s2s_r_{name}"
         self.frames = [_Frame()]
         self.guarded: set = set()            # loads under a condition, to be found unconditional
         self.stored: set = set()             # elements stored unconditionally so far
@@ -136,6 +151,8 @@ class _Vectorizer:
         if len(types) != 1 or next(iter(types)) not in VECTOR_TYPES:
             raise NotVector("one floating-point type")
         self.T = next(iter(types))
+        if any(self.containers[name].dtype.spelling != self.T for name, _ in node.reductions):
+            raise NotVector("a sum of another type")
 
     # -- statements -----------------------------------------------------------------------------
     def sequence(self, seq: Sequence) -> list[str]:

@@ -215,10 +215,7 @@ class OpenMPPrinter(CPrinter):
             last = [a for a in node.private if a not in self.copied_arrays(node)]
             if last:
                 clauses += f" lastprivate({', '.join(last)})"
-            operators: dict[str, list[str]] = {}
-            for name, op in node.reductions:
-                operators.setdefault(op, []).append(name)
-            clauses += "".join(f" reduction({op}:{', '.join(names)})" for op, names in operators.items())
+            clauses += _reduction_clauses(node)
             if node.omp_schedule is not None:
                 clauses += f" schedule({node.omp_schedule})"
             elif self.triangular(node):
@@ -226,7 +223,7 @@ class OpenMPPrinter(CPrinter):
             # (a region with a test of its own is versioned on it: print_Map)
             return [pad + "#pragma omp parallel for" + clauses + (self.parallel_if() if node.team_if is None else "")]
         if node.schedule is Schedule.SIMD:
-            return [pad + "#pragma omp simd"]
+            return [pad + "#pragma omp simd" + _reduction_clauses(node)]
         return []
 
     def private_variables(self, node: Map) -> list[str]:
@@ -251,3 +248,10 @@ class OpenMPPrinter(CPrinter):
 
 def _int(e: ex.Expr) -> int | None:
     return e.int_value if isinstance(e, ex.Const) else None
+
+
+def _reduction_clauses(node: Map) -> str:
+    operators: dict[str, list[str]] = {}
+    for name, op in node.reductions:
+        operators.setdefault(op, []).append(name)
+    return "".join(f" reduction({op}:{', '.join(names)})" for op, names in operators.items())

@@ -169,7 +169,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
             if options.target in HIGHWAY_TARGETS:
                 from s2s.transforms.simd_loops import innermost_as_simd
 
-                shown = innermost_as_simd(sdfg, n)
+                shown = innermost_as_simd(sdfg, n, options.reassociate)
             printed = printer.statement(shown if options.target != "cuda" else _offloaded(
                 sdfg, n, path_text, cuda_regions, printer.helpers, report, full_report))
             region = (still_used.get(id(n), "") + uses_kept(text[n.origin.start:n.origin.end], printed, statics)
