@@ -434,6 +434,8 @@ def _configure_fuzz(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=2, help="programs checked at once (default 2)")
     p.add_argument("--no-shrink", action="store_true", help="save failures as generated")
     p.add_argument("--cc", default=os.environ.get("S2S_CC", "cc"), help="the real compiler (default: $S2S_CC or cc)")
+    p.add_argument("--cxx", default=os.environ.get("S2S_CXX", "c++"),
+                   help="the C++ compiler of the Highway targets' units (default: $S2S_CXX or c++)")
     p.add_argument("--s2s-cc", dest="s2s_cc", default="", metavar="CMD",
                    help="the s2s-cc under test (default: the one installed beside this s2s)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per program run (default 20)")
@@ -454,7 +456,8 @@ def _run_fuzz(ns: argparse.Namespace) -> int:
         if not ns.quiet or not msg.startswith("["):
             print(f"s2s fuzz: {msg}", file=sys.stderr, flush=True)
 
-    options = RunOptions(target=ns.target, cc=ns.cc, s2s_cc=ns.s2s_cc, run_timeout=ns.timeout, frontend=ns.frontend)
+    options = RunOptions(target=ns.target, cc=ns.cc, cxx=ns.cxx, s2s_cc=ns.s2s_cc, run_timeout=ns.timeout,
+                         frontend=ns.frontend)
     summary = run_fuzz(ns.count, ns.seed, options, jobs=ns.jobs, keep=Path(ns.keep), do_shrink=not ns.no_shrink,
                        progress=progress)
     for reason, n in sorted(summary.fallback_reasons.items(), key=lambda kv: -kv[1]):

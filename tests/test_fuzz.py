@@ -272,3 +272,53 @@ def test_fuzz_regression(path):
     outcome = check_file(path)
     assert outcome.status == OK, f"{outcome.status}: {outcome.detail}"
     assert not outcome.fallback, f"s2s-cc fell back: {outcome.fallback}"
+
+
+SCALED_ROWS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+void kernel(int n, int m, double a[n][m], const double b[n][m], double s)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      a[i][j] = s * b[i][j] + a[i][j];
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : 5, m = argc > 2 ? atoi(argv[2]) : 7;
+  double (*a)[m] = malloc(sizeof(double) * n * m), (*b)[m] = malloc(sizeof(double) * n * m);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      a[i][j] = (i * 3 + j) % 7 * 0.25;
+      b[i][j] = (i + 5 * j) % 11 * 0.5;
+    }
+  kernel(n, m, a, b, 1.5);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      printf("%a\n", a[i][j]);
+  free(a);
+  free(b);
+  return 0;
+}
+"""
+
+
+def test_the_culprit_check_rebuilds_the_highway_unit_too(tmp_path):
+    """Through the Highway targets, s2s's output calls its C++ unit: the culprit check rebuilds
+    both at -O0 (and under the sanitizers) and links them, so a right unit clears s2s and a wrong
+    one is found to be s2s's (without the unit the -O0 build did not link, and no culprit was told)."""
+    from s2s.fuzz.runner import _culprit
+
+    env = {"S2S_PROFITABILITY": "off", "S2S_WORK_THRESHOLDS": "optimize=0,parallel=0,parallel_start=0,parallel_wake=0"}
+    options = RunOptions(target="highway")
+    args = ["9", "37"]
+    got = check_source(SCALED_ROWS, args, env, options, tmp_path)
+    assert got.status == OK and not got.fallback, got
+    unit = tmp_path / "kept" / "prog.s2s-hwy.cc"
+    assert "hn::Add(" in unit.read_text()
+    expected = subprocess.run([str(tmp_path / "ref"), *args], capture_output=True, check=True).stdout
+    assert _culprit(tmp_path / "prog.c", tmp_path, args, expected, options, {}) == MISCOMPILED_OUTPUT
+    unit.write_text(unit.read_text().replace("hn::Add(", "hn::Sub("))
+    assert _culprit(tmp_path / "prog.c", tmp_path, args, expected, options, {}) == S2S_OUTPUT

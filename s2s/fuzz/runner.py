@@ -48,6 +48,7 @@ SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all")
 class RunOptions:
     target: str = "c"  # c | openmp | highway | highway+openmp
     cc: str = "cc"
+    cxx: str = "c++"  # the highway targets' units, rebuilt at -O0 to tell whose bug a mismatch is
     s2s_cc: str = ""  # default: the s2s-cc next to this interpreter
     run_timeout: float = 20.0
     build_timeout: float = 300.0
@@ -113,6 +114,7 @@ def check_source(source: str, args: list[str], env: dict[str, str], options: Run
         command.append("-fopenmp")
     if options.target.startswith("highway"):
         command.append(f"--s2s-target={options.target}")
+        cc_env["S2S_CXX"] = options.cxx
     try:
         b = subprocess.run([*command, str(src), "-o", str(opt), "-lm"], capture_output=True, text=True,
                            env=cc_env, timeout=options.build_timeout, cwd=workdir)
@@ -167,9 +169,9 @@ def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options
     kept = sorted((workdir / "kept").glob("*.s2s.c"))
     if not kept:   # (the optimized build is the plain one)
         return CC_ALONE if plain_wrong else ""
+    units = sorted((workdir / "kept").glob("*.s2s-hwy.cc"))
     generated = workdir / "generated_O0"
-    built = subprocess.run([options.cc, "-O0", *CFLAGS, *omp, str(kept[0]), "-o", str(generated), "-lm"],
-                           capture_output=True, timeout=options.build_timeout).returncode == 0
+    built = _build_output(kept[0], units, generated, omp, options)
     r = _run([str(generated), *args], run_env, options.run_timeout) if built else None
     if r is not None and r.stdout != expected:
         return S2S_OUTPUT
@@ -179,12 +181,29 @@ def _culprit(src: Path, workdir: Path, args: list[str], expected: bytes, options
         return ""
     # right at -O0: undefined behaviour s2s introduced (which -O2 may exploit), or a compiler bug
     checked = workdir / "generated_sanitized"
-    built = subprocess.run([options.cc, "-O0", *CFLAGS, *SANITIZERS, *omp, str(kept[0]), "-o", str(checked), "-lm"],
-                           capture_output=True, timeout=options.build_timeout).returncode == 0
+    built = _build_output(kept[0], units, checked, [*SANITIZERS, *omp], options)
     clean = _run([str(checked), *args], run_env, options.run_timeout) if built else None
     if clean is not None and clean.returncode == 0 and clean.stdout == expected:
         return MISCOMPILED_OUTPUT
     return ONLY_OPTIMIZED_CC
+
+
+def _build_output(generated: Path, units: list[Path], out: Path, flags: list[str], options: RunOptions) -> bool:
+    """s2s's kept C output built at -O0 with ``flags`` into ``out``, with its Highway units
+    (``*.s2s-hwy.cc`` beside it, which include themselves by name) built alike and linked in."""
+    from backends.highway import CXX_FLAGS
+
+    objects = []
+    for unit in units:
+        obj = out.parent / f"{out.name}.{unit.stem}.o"
+        r = subprocess.run([options.cxx, "-O0", *CFLAGS, *CXX_FLAGS, *flags, "-I", str(unit.parent), "-c", str(unit),
+                            "-o", str(obj)], capture_output=True, timeout=options.build_timeout)
+        if r.returncode:
+            return False
+        objects.append(str(obj))
+    libraries = ["-lhwy", "-lstdc++"] if units else []
+    return subprocess.run([options.cc, "-O0", *CFLAGS, *flags, str(generated), *objects, "-o", str(out), *libraries,
+                           "-lm"], capture_output=True, timeout=options.build_timeout).returncode == 0
 
 
 def _reordered(report_line: str) -> bool:
