@@ -174,6 +174,18 @@ def _sve(bits: int) -> tuple[str, ...]:
     return (QEMU[0], "-cpu", f"max,sve{bits}=on", *QEMU[1:])
 
 
+@pytest.mark.parametrize("march, register", [("x86-64-v2", "%xmm"), ("x86-64-v3", "%ymm"), ("x86-64-v4", "%zmm")])
+def test_static_dispatch_uses_the_widest_vectors_the_flags_allow(tmp_path, march, register):
+    """With static dispatch the unit's one target is what ``-march`` allows: x86-64-v3 is AVX2 and
+    v4 AVX-512 (Highway counts AES and CLMUL, which no such CPU lacks and these kernels never
+    use, as part of SSE4 and AVX2: without HWY_DISABLE_PCLMUL_AES both were SSSE3's 128 bits)."""
+    _, unit = generate(tmp_path, static=True)
+    asm = subprocess.run(["g++", "-O2", f"-march={march}", *CXX_FLAGS, "-I", str(tmp_path), "-S", "-o", "-",
+                          str(tmp_path / unit.file_name)], capture_output=True, text=True, check=True).stdout
+    loads = re.findall(r"\tvmovup[sd]\t[^\n]*(%[xyz]mm)", asm) or re.findall(r"\tmovup[sd]\t[^\n]*(%xmm)", asm)
+    assert loads and max(loads) == register, sorted(set(loads))
+
+
 @pytest.mark.skipif(not _cross_tools(), reason="no aarch64 cross tools or qemu-aarch64")
 @pytest.mark.parametrize("isa", ["neon", "sve"])
 def test_aarch64_under_qemu_gives_the_outputs_of_x86(tmp_path, isa):

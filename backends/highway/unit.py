@@ -36,6 +36,10 @@ def unit_text(file_name: str, namespace: str, kernels: list[KernelFunction], hel
     if not static:
         out += ["#undef HWY_TARGET_INCLUDE", f'#define HWY_TARGET_INCLUDE "{file_name}"',
                 '#include "hwy/foreach_target.h"  // IWYU pragma: keep']
+    else:
+        # (the one target is the one the flags allow; Highway counts AES and CLMUL, which these
+        # kernels never use, as part of SSE4 and AVX2: -march=x86-64-v3 would otherwise be SSSE3)
+        out += ["#ifndef HWY_DISABLE_PCLMUL_AES", "#define HWY_DISABLE_PCLMUL_AES", "#endif"]
     out += ['#include "hwy/highway.h"', "#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
     if helpers:
         guard = f"S2S_HWY_HELPERS_{namespace.upper()}"
