@@ -97,7 +97,7 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
            inner + f"const hn::ScalableTag<{v.T}> {TAG};",
            inner + f"const long {lanes} = static_cast<long>(hn::Lanes({TAG}));",
            inner + f"const long {stop} = static_cast<long>({printer.expr(node.stop)});",
-           inner + f"{printer.declaration(var)} = {printer.expr(node.start)};",
+           inner + f"{_counter(printer, var)} = {printer.expr(node.start)};",
            inner + f"if (static_cast<long>({var}) + {lanes} <= {stop}) {{"]
     out += [printer.pad(level + 2) + f"const auto {name} = {broadcast};" for broadcast, name in whole.hoisted.items()]
     out += [printer.pad(level + 2) + line for line in zeros]
@@ -123,6 +123,16 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
     rest = printer.body(f"for (; {printer.expr(ex.Binary('<', ex.Sym(var), node.stop))}; {var}++)", node.body, level + 1)
     out += rest + [pad + "}"]
     return out
+
+
+def _counter(printer: "KernelPrinter", var: str) -> str:
+    """The declaration of the loop's counter, which the loop's scope declares anew: an ``int`` as
+    a ``long`` (it is only a subscript there, never a value, so it takes the same values; the
+    addresses then need no sign extension at each access)."""
+    data = printer.containers.get(var)
+    if isinstance(data, Scalar) and data.dtype.spelling == "int":
+        return f"long {var}"
+    return printer.declaration(var)
 
 
 class _Vectorizer:
