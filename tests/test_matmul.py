@@ -2,6 +2,7 @@
 may replace them, and that its C expansion computes bit for bit what the loops computed."""
 from __future__ import annotations
 
+import platform
 import random
 import re
 import subprocess
@@ -588,3 +589,60 @@ def test_a_panel_is_no_deeper_than_k_runs_and_gcc_stays_quiet(tmp_path, monkeypa
     subprocess.run(["cc", "-O3", "-march=native", "-Wall", "-Wno-unknown-pragmas", "-Werror", *cpp,
                     *(["-fopenmp"] if target == "openmp" else []), "-c", str(out), "-o", str(tmp_path / "symm.o")],
                    check=True)
+
+
+GEMM_FOR_TARGETS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+static void product(int n, double C[n][n], double A[n][n], double B[n][n])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : 120;
+  double (*A)[n] = malloc(sizeof(double) * n * n), (*B)[n] = malloc(sizeof(double) * n * n);
+  double (*C)[n] = calloc((size_t)n * n, sizeof(double));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      A[i][j] = (i * 3 + j) % 7 - 3;
+      B[i][j] = (i + 5 * j) % 11 - 5;
+    }
+  product(n, C, A, B);
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      s += C[i][j] * (i + 2 * j + 1);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86's -march levels")
+@pytest.mark.parametrize("march, lanes", [("x86-64", 2), ("x86-64-v3", 4), ("x86-64-v4", 8)])
+def test_kernels_are_blocked_for_the_vectors_the_flags_compile_for(tmp_path, march, lanes):
+    """s2s-cc blocks the matrix-multiply kernel for the target the flags compile for, not for
+    this machine: -march=x86-64-v3 on an AVX-512 machine gets AVX2's 4 doubles a vector (with 8,
+    each GNU vector operation was split in two and the block spilled: gemm ran 7x slower than
+    gcc), the x86-64 baseline SSE2's 2; the program's output is gcc's."""
+    import os
+    import sys
+
+    src = tmp_path / "gemm.c"
+    src.write_text(GEMM_FOR_TARGETS)
+    env = {**os.environ, "S2S_KEEP": str(tmp_path / "kept"), "S2S_CACHE": "off"}
+    s2s_cc = Path(sys.executable).parent / "s2s-cc"
+    subprocess.run([str(s2s_cc), "-O2", f"-march={march}", str(src), "-o", str(tmp_path / "opt")], env=env, check=True)
+    kept = (tmp_path / "kept" / "gemm.s2s.c").read_text()
+    assert f"vector_size({lanes} * sizeof(double))" in kept, re.findall(r"vector_size\([^)]*\)", kept)
+    subprocess.run(["cc", "-O2", str(src), "-o", str(tmp_path / "ref")], check=True)
+    expected = subprocess.run([str(tmp_path / "ref")], capture_output=True, text=True, check=True).stdout
+    needs = {"x86-64": "sse2", "x86-64-v3": "avx2", "x86-64-v4": "avx512f"}[march]
+    if needs in Path("/proc/cpuinfo").read_text():   # (else this machine cannot run the program)
+        assert subprocess.run([str(tmp_path / "opt")], capture_output=True, text=True, check=True).stdout == expected

@@ -57,6 +57,7 @@ from s2s.driver import openmp_runtime
 from s2s.driver import settings as settings_mod
 from s2s.driver.command_line import CommandLine, InputFile, Passthrough, Stage
 from s2s.driver.settings import DriverSettings
+from s2s.driver.target_vectors import target_flags
 from s2s.time_limit import TimeLimitExceeded as OptimizeTimeout  # the optimize step ran past --s2s-timeout
 from s2s.time_limit import run_with_time_limit
 
@@ -328,7 +329,8 @@ class _Build:
         C's aliasing rule and floating-point reassociation."""
         compile_args = self.cl.compile_args()
         return dataclasses.replace(self.cfg.pipeline_options(), strict_aliasing=strict_aliasing(compile_args),
-                                   reassociate=self.cfg.reassociate or reassociation(compile_args))
+                                   reassociate=self.cfg.reassociate or reassociation(compile_args),
+                                   target_flags=target_flags(compile_args))
 
     def _compile_original(self, source: InputFile, output: str) -> bool:
         if self._capture(self._compile_command(source, source.path, output)) != 0:

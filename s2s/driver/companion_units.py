@@ -28,6 +28,8 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from s2s.driver.target_vectors import predefined_macros, target_flags
+
 MARKER_PREFIX = "s2s_cc_needs_lib_"
 _MARKER = re.compile(rb"s2s_cc_needs_lib_((?:[A-Za-z0-9]|_[0-9a-f]{2})+)")
 
@@ -135,13 +137,7 @@ def fp_contract_flag(c_compiler: Sequence[str], compile_args: Sequence[str], env
     given = [a for a in compile_args if a.startswith("-ffp-contract=")]
     if given:
         return given[-1]
-    flags = [a for a in compile_args if a.startswith(("-m", "-std=", "-ansi", "-f"))]
-    try:
-        proc = subprocess.run([*c_compiler, *flags, "-dM", "-E", "-x", "c", os.devnull], env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    except OSError:
-        return "-ffp-contract=off"
-    macros = proc.stdout if proc.returncode == 0 else ""
+    macros = predefined_macros(c_compiler, target_flags(compile_args), env)
     has_fma = "__FMA__" in macros or "__ARM_FEATURE_FMA" in macros
     return "-ffp-contract=fast" if has_fma and "__STRICT_ANSI__" not in macros else "-ffp-contract=off"
 

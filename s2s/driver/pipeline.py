@@ -46,6 +46,9 @@ class PipelineOptions:
     strict_aliasing: bool = True   # C's effective-type rule holds (off: -fno-strict-aliasing, -O0, -O1)
     reassociate: bool = False   # floating-point sums may be reordered (-ffast-math, --s2s-reassociate)
     hwy_static: bool = False    # the Highway targets: static dispatch (one target, no libhwy)
+    # the user's flags that choose the target's ISA (target_vectors.py): the matrix-multiply
+    # kernels are blocked for its vector registers; None: for this machine's
+    target_flags: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -359,8 +362,14 @@ class _PlutoSetup:
         from s2s.transforms import optimize_options
         from s2s.tuning import RecipeBook
 
+        vectors = None
+        if options.target_flags is not None:
+            from s2s.driver.target_vectors import vector_registers
+
+            found = vector_registers(options.compiler.split(), options.target_flags)
+            vectors = (found.bytes, found.count) if found is not None else None
         self.opts = optimize_options(options.fusion, options.tile_sizes, options.target in ("openmp", "highway+openmp"),
-                                     options.kernels, options.profitability, options.reassociate)
+                                     options.kernels, options.profitability, options.reassociate, vectors)
         if options.target == "cuda":
             from s2s.transforms.gpu_kernels import gpu_options
 

@@ -2,6 +2,8 @@
 blockings from its caches and vector registers (sysfs, via ``s2s.perf.topology``)."""
 from __future__ import annotations
 
+import dataclasses
+
 from s2s.perf.topology import read_topology
 from s2s.schedule.matmul import KernelTarget
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
@@ -11,16 +13,22 @@ from s2s.transforms.work_guard import work_thresholds
 
 
 def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: bool, kernels: bool = True,
-                     profitability: bool = True, reassociate: bool = False):
+                     profitability: bool = True, reassociate: bool = False,
+                     vectors: tuple[int, int] | None = None):
     """The scheduler's options on this machine (its caches and vector registers, read once; the
-    work thresholds from ``$S2S_WORK_THRESHOLDS`` or their defaults)."""
+    work thresholds from ``$S2S_WORK_THRESHOLDS`` or their defaults). ``vectors``: the width in
+    bytes and the number of the vector registers of the target the code is compiled for, where
+    that is not this machine (the compile flags say so)."""
     try:
         topo = read_topology()
     except OSError:
         topo = None
+    matmul = kernel_target(topo) if kernels else None
+    if matmul is not None and vectors is not None:
+        matmul = dataclasses.replace(matmul, vector_bytes=vectors[0], vector_registers=vectors[1])
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
                            l1_bytes=l1_bytes(topo), llc_bytes=llc_bytes(topo),
-                           parallel=parallel, matmul=kernel_target(topo) if kernels else None,
+                           parallel=parallel, matmul=matmul,
                            thresholds=work_thresholds(), profitability=profitability, reassociate=reassociate)
 
 
