@@ -562,7 +562,6 @@ int main(void)
   enum { N = 11, M = 40 };
   static double A[N][M], B[N][M], x[M], r[N];
   static float F[N][M], norm[N];
-  unsigned long long check = 0;
   for (int m = 0; m <= M; m++) {
     for (int i = 0; i < N; i++) {
       r[i] = i == 3 ? -0.0 : i;

@@ -2,10 +2,12 @@
 may replace them, and that its C expansion computes bit for bit what the loops computed."""
 from __future__ import annotations
 
+import os
 import platform
 import random
 import re
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -631,9 +633,6 @@ def test_kernels_are_blocked_for_the_vectors_the_flags_compile_for(tmp_path, mar
     this machine: -march=x86-64-v3 on an AVX-512 machine gets AVX2's 4 doubles a vector (with 8,
     each GNU vector operation was split in two and the block spilled: gemm ran 7x slower than
     gcc), the x86-64 baseline SSE2's 2; the program's output is gcc's."""
-    import os
-    import sys
-
     src = tmp_path / "gemm.c"
     src.write_text(GEMM_FOR_TARGETS)
     env = {**os.environ, "S2S_KEEP": str(tmp_path / "kept"), "S2S_CACHE": "off"}

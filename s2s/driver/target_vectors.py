@@ -35,7 +35,7 @@ def target_flags(compile_args: Sequence[str]) -> tuple[str, ...]:
 
 def predefined_macros(compiler: Sequence[str], flags: Sequence[str], env: dict | None = None) -> str:
     """The compiler's predefined macros for ``flags`` (``#define`` lines; empty where it cannot tell)."""
-    return _macros(tuple(compiler), tuple(flags), tuple(sorted((env or {}).items())) if env is not None else None)
+    return _macros(tuple(compiler), tuple(flags), tuple(sorted(env.items())) if env is not None else None)
 
 
 @functools.lru_cache(maxsize=32)

@@ -69,14 +69,16 @@ def _marked(sdfg: SDFG, seq: Sequence, reassociate: bool) -> Sequence:
     if not originals:
         return seq
     try:
-        proven = proven_parallel(sdfg, candidate)
+        # (the SCoPs the analyses see have the Maps as loops: the same with reductions or without)
+        scops = probe_scops(sdfg, candidate)
+        proven = proven_parallel(sdfg, candidate, scops)
         if reassociate and set(originals) - proven:
-            reducing = _reductions(sdfg, candidate, set(originals) - proven)
+            reducing = _reductions(sdfg, scops, set(originals) - proven)
             if reducing:
                 candidate = map_sequences(candidate, lambda s: dataclasses.replace(s, children=tuple(
                     dataclasses.replace(c, reductions=reducing[c.id]) if isinstance(c, Map) and c.id in reducing
                     else c for c in s.children)))
-                proven |= proven_parallel(sdfg, candidate) & set(reducing)
+                proven |= proven_parallel(sdfg, candidate, scops) & set(reducing)
     except Exception:   # (an analysis that fails proves nothing: the loops stay as they were)
         return seq
     if not proven & set(originals):
@@ -86,12 +88,12 @@ def _marked(sdfg: SDFG, seq: Sequence, reassociate: bool) -> Sequence:
         for c in s.children)))
 
 
-def _reductions(sdfg: SDFG, seq: Sequence, ids: set[str]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """The Maps of ``ids`` whose conflicts are all floating-point sums into scalars, with those
-    reductions (verify_parallel.py checks them again, as it checks every Map's)."""
+def _reductions(sdfg: SDFG, scops: list, ids: set[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The Maps of ``ids`` (loops of ``scops``, probe_scops') whose conflicts are all sums into
+    scalars, with those reductions (verify_parallel.py checks them again, as it checks every Map's)."""
     containers = sdfg.container_map
     found: dict[str, tuple[tuple[str, str], ...]] = {}
-    for scop in probe_scops(sdfg, seq):
+    for scop in scops:
         for loop in scop.loops:
             if loop.node.id not in ids:
                 continue
