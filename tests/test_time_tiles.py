@@ -1,7 +1,7 @@
 """Time tiles for stencils: a skewed band whose point loops run one statement of the time step at
 a time, each innermost loop a vector loop (statement_split.py), chosen over the user's vectorized
-loops where the data a time step sweeps exceed this core's share of the last-level cache
-(time_tiles.py): on one thread, and under threads as a wavefront of tiles where its code can be
+loops where the data a time step sweeps exceed this core's share of the largest cache that streams
+much faster than memory (time_tiles.py): on one thread, and under threads as a wavefront of tiles where its code can be
 checked (else the parallel loops of each time step). The outputs are bit for bit those of the user's loops: the
 split reorders whole statement instances, never an operation inside one."""
 from __future__ import annotations
@@ -21,6 +21,7 @@ from s2s.schedule.statement_split import statement_split
 from s2s.schedule.tree import rows_map
 from s2s.tuning.recipe import RecipeBook, ScopRecipe
 from s2s.transforms.decisions import Step
+from s2s.transforms.time_tiles import FastCache
 
 # Explicit diffusion with a 9-point Laplacian and a heat source into a second buffer, copied
 # back each step: 256 MiB of declared arrays, run at small sizes.
@@ -161,7 +162,7 @@ def test_under_threads_time_tiles_run_as_a_wavefront(tmp_path, monkeypatch):
     from polybench.registry import KERNELS, SUITE_ROOT, kernel_source
     import s2s.transforms.machine_options as machine_options
 
-    monkeypatch.setattr(machine_options, "llc_bytes", lambda topo: 1 << 20)
+    monkeypatch.setattr(machine_options, "fast_cache", lambda topo, profile: FastCache(1 << 20, "L3"))
     source = kernel_source(KERNELS["fdtd-2d"])
     flags = [f"-I{SUITE_ROOT / 'utilities'}", f"-I{source.parent}", "-DTMAX=12", "-DNX=300", "-DNY=340",
              "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION"]
@@ -225,7 +226,7 @@ def test_time_steps_of_a_size_known_only_at_run_time_are_tiled_where_they_leave_
     cache of 1 MiB), the user's loops for 57 x 57; both print the user's results."""
     import s2s.transforms.machine_options as machine_options
 
-    monkeypatch.setattr(machine_options, "llc_bytes", lambda topo: 1 << 20)
+    monkeypatch.setattr(machine_options, "fast_cache", lambda topo, profile: FastCache(1 << 20, "L3"))
     result, ref, out = optimized_and_both_outputs(tmp_path / "allocated.c", HEAT_ALLOCATED, "c")
     line = _line(result, "diffuse")
     assert "one statement at a time" in line and "only where its data exceed 1.0 MiB (run-time test)" in line, line
@@ -336,3 +337,35 @@ def test_random_time_steps_give_the_users_results(tmp_path, seed):
         result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target="c", profitability=profitability))
         ref, out = outputs_of_both_builds(path, result.source, openmp=False)
         assert out == ref, _line(result, "step")
+
+
+def _host(l2_bandwidth, l3_bandwidth, dram_bandwidth):
+    """A two-core host with 2 MiB of L2 per core and 105 MiB of L3 shared by both, and an
+    ``s2s machine`` profile of it with these one-thread bandwidths (GB/s); None: not measured."""
+    from s2s.perf.machine import MachineProfile
+    from s2s.perf.topology import CacheLevel, Topology
+
+    topo = Topology(cpu_model="test", vendor=None, arch="x86_64", isa=("avx2",), sockets=1, cores=2,
+                    threads_per_core=1, logical_cpus=2, usable_cpus=2, numa_nodes=1,
+                    caches=(CacheLevel(1, "Data", 48 << 10, 64, 12, 2, 1),
+                            CacheLevel(2, "Unified", 2 << 20, 64, 16, 2, 1),
+                            CacheLevel(3, "Unified", 105 << 20, 64, 15, 1, 2)))
+    roofs = {level: speed * 1e9 for level, speed in (("L2", l2_bandwidth), ("L3", l3_bandwidth),
+                                                      ("DRAM", dram_bandwidth)) if speed is not None}
+    profile = MachineProfile.__new__(MachineProfile)
+    profile.data, profile.path, profile.topology = {"threads": {"1": 1}, "roofs": {"1": roofs}}, None, topo
+    return topo, profile
+
+
+def test_time_tiles_must_leave_the_largest_cache_that_streams_much_faster_than_memory():
+    """A last-level cache as slow as memory from one core (a server's mesh: 13 against 10 GB/s)
+    is no cache time tiles need to leave: the L2 is; a fast one (40 GB/s) is; without a
+    measurement, the last-level cache is, as sysfs gives it."""
+    from s2s.transforms.machine_options import fast_cache
+
+    slow_l3, fast_l3 = _host(100, 13, 10), _host(100, 40, 10)
+    assert fast_cache(*slow_l3) == FastCache(2 << 20, "L2")
+    assert fast_cache(*fast_l3) == FastCache(int(52.5 * 2**20), "L3")
+    assert fast_cache(slow_l3[0], None) == FastCache(int(52.5 * 2**20), "L3")
+    assert fast_cache(*_host(100, None, 10)) == FastCache(int(52.5 * 2**20), "L3")
+    assert fast_cache(None, None).bytes == 8 << 20

@@ -1,5 +1,6 @@
 """The optimizer's options for the machine it runs on: tile budgets and matrix-multiply kernel
-blockings from its caches and vector registers (sysfs, via ``s2s.perf.topology``)."""
+blockings from its caches and vector registers (sysfs, via ``s2s.perf.topology``), and the cache
+time tiles must leave to pay, from the caches' bandwidth where ``s2s machine`` has measured it."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +9,7 @@ from s2s.perf.topology import read_topology
 from s2s.schedule.matmul import KernelTarget
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.transforms.polyhedral import OptimizeOptions
-from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES
+from s2s.transforms.time_tiles import DEFAULT_FAST_CACHE, FastCache
 from s2s.transforms.work_guard import work_thresholds
 
 
@@ -23,11 +24,12 @@ def optimize_options(fusion: str, tile_sizes: tuple[int, ...] | None, parallel: 
         topo = read_topology()
     except OSError:
         topo = None
+    profile = _measured_profile() if topo is not None else None
     matmul = kernel_target(topo) if kernels else None
     if matmul is not None and vectors is not None:
         matmul = dataclasses.replace(matmul, vector_bytes=vectors[0], vector_registers=vectors[1])
     return OptimizeOptions(fusion=fusion, tile_sizes=tile_sizes, tile_budget_bytes=tile_budget_bytes(topo),
-                           l1_bytes=l1_bytes(topo), llc_bytes=llc_bytes(topo),
+                           l1_bytes=l1_bytes(topo), fast_cache=fast_cache(topo, profile),
                            parallel=parallel, matmul=matmul,
                            thresholds=work_thresholds(), profitability=profitability, reassociate=reassociate)
 
@@ -49,13 +51,36 @@ def l1_bytes(topo) -> int:
     return l1.size_bytes // max(l1.shared_by, 1)
 
 
-def llc_bytes(topo) -> int:
-    """One core's share of the last-level cache (sysfs: L3, else L2)."""
-    for level in ("L3", "L2"):
-        cache = topo.cache(level) if topo is not None else None
-        if cache is not None and cache.size_bytes:
-            return cache.size_bytes // max(cache.shared_by, 1)
-    return DEFAULT_LLC_BYTES
+# A cache streams "much faster than memory" where its measured bandwidth is at least this many
+# times memory's; one that does not (a server's last-level cache reached over a mesh, about as
+# slow as memory from one core) is no reason to keep a stencil's time steps streaming through it.
+FAST_CACHE_RATIO = 2.0
+
+
+def fast_cache(topo, profile=None) -> FastCache:
+    """One core's share of the largest cache that streams much faster than memory: the last-level
+    cache (sysfs: L3, else L2), unless ``profile`` (this host's ``s2s machine`` profile) measured
+    it below ``FAST_CACHE_RATIO`` times memory's bandwidth on one thread, then the level below."""
+    dram = profile.bandwidth("DRAM") if profile is not None else None
+    found = [(level, cache) for level in ("L3", "L2")
+             if topo is not None and (cache := topo.cache(level)) is not None and cache.size_bytes]
+    for k, (level, cache) in enumerate(found):
+        speed = profile.bandwidth(level) if profile is not None else None
+        if dram and speed and speed < FAST_CACHE_RATIO * dram and k + 1 < len(found):
+            continue
+        return FastCache(cache.size_bytes // max(cache.shared_by, 1), level)
+    return DEFAULT_FAST_CACHE
+
+
+def _measured_profile():
+    """This host's cached ``s2s machine`` profile, None where there is none (never measured here:
+    a build does not wait for the measurement)."""
+    from s2s.perf.machine import get_machine
+
+    try:
+        return get_machine(measure_if_missing=False)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def kernel_target(topo):

@@ -34,7 +34,7 @@ from s2s.transforms.accumulators import forward, forwardable
 from s2s.transforms.decisions import Refusal, Step, parse_band_target, read_steps, steps_taken
 from s2s.transforms.expansion import Expansion, ScratchArray, expand, scratch_arrays, then
 from s2s.transforms.footprint_test import column_walk_test, footprint_test
-from s2s.transforms.time_tiles import DEFAULT_LLC_BYTES, byte_size, data_bytes, data_test
+from s2s.transforms.time_tiles import DEFAULT_FAST_CACHE, FastCache, byte_size, data_bytes, data_test
 from s2s.transforms.temporaries import substitute_temporaries
 from s2s.transforms.webs import split_webs
 from s2s.transforms.work_guard import Work, WorkThresholds, scop_work, set_work, short_count
@@ -65,7 +65,7 @@ class OptimizeOptions:
     tile_sizes: tuple[int, ...] | None = None   # None: from the cache model
     tile_budget_bytes: int = DEFAULT_TILE_BUDGET
     l1_bytes: int = DEFAULT_L1_BYTES
-    llc_bytes: int = DEFAULT_LLC_BYTES   # a core's share of the last-level cache (time_tiles.py)
+    fast_cache: FastCache = DEFAULT_FAST_CACHE   # what time tiles must leave to pay (time_tiles.py)
     parallel: bool = True
     wavefront: bool = True
     simd: bool = True
@@ -536,17 +536,17 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
                                 "loops are parallel but for temporaries they declare"), ()
         original_parallel = any(r.parallel for r in original.rows)
         data = data_bytes(scop, scop.domains_within_extents()) if original_parallel else None
-        beyond = data is not None and data > options.llc_bytes
+        beyond = data is not None and data > options.fast_cache.bytes
         if original_parallel and not options.parallel and data is None:
             # (sizes known only at run time: the time tiles where the arrays turn out larger; not
             # on a rewriting's arrays, such as a scratch array expanded along time)
-            beyond_test = data_test(scop, options.llc_bytes) if scop.origin is None else None
+            beyond_test = data_test(scop, options.fast_cache.bytes) if scop.origin is None else None
             if beyond_test is None:
                 return Choice(None, "original code kept: the size of its data is not known, and time "
                                     "tiles pay only beyond the cache"), ()
         elif original_parallel and not options.parallel and not beyond:
             return Choice(None, f"original code kept: its {byte_size(data)} of data stay in this core's "
-                                f"{byte_size(options.llc_bytes)} of the last-level cache, where time tiles "
+                                f"{byte_size(options.fast_cache.bytes)} of {options.fast_cache.level}, where time tiles "
                                 f"would not pay"), ()
         if original_parallel and options.parallel and not (beyond and time_tiles_under_threads):
             sched, plain = original, "; original order kept instead of skewed tiles, its parallel loops marked"
@@ -655,7 +655,7 @@ def _choose(scop: Scop, options: OptimizeOptions, found: _Found,
     if kernels:
         plain += f"; {len(kernels)} matrix-multiply statement(s) as register-blocked kernels"
     if beyond_test is not None:
-        plain += f"; time tiles only where its data exceed {byte_size(options.llc_bytes)} (run-time test)"
+        plain += f"; time tiles only where its data exceed {byte_size(options.fast_cache.bytes)} (run-time test)"
     return Choice(tree, f"Pluto schedule: bands of {bands}, {parallel} parallel hyperplanes{tiles}, {how}, "
                         f"{sched.seconds:.2f} s{plain}", ast=ast,
                   min_work=_kernel_min_work(scop, kernels, options), parallel_only=parallel_only,

@@ -1,16 +1,19 @@
-"""Whether time tiles pay: where the data a stencil sweeps each time step leave the last-level
-cache.
+"""Whether time tiles pay: where the data a stencil sweeps each time step leave the largest cache
+that streams much faster than memory.
 
 A time-tiled stencil (a skewed band whose point loops run one statement at a time, vectorized:
 ``s2s/schedule/statement_split.py``) reads each tile's data from the L1 and L2 caches for many
 time steps, where the user's order streams all of its arrays once per time step. That streaming
 runs at the speed of the cache the arrays fit in; the tiles' partial edges, shorter vector
 loops and skewed bounds cost a share of the time whatever the sizes. So the tiles gain where the
-arrays come from memory (or from a last-level cache shared with another core's traffic), and
-lose where they stay within this core's share of the last-level cache. Where the arrays' sizes
-are parameters, a test at run time chooses (``data_test``).
+arrays come from memory (or from a cache that streams about as slowly as memory does, as a
+server's last-level cache can from one core), and lose where they stay within this core's share
+of a cache that is much faster (``machine_options.fast_cache``). Where the arrays' sizes are
+parameters, a test at run time chooses (``data_test``).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -19,7 +22,15 @@ from s2s.ir.data import Array
 from s2s.ir.expr import Binary, Const, Expr
 from s2s.transforms.work_guard import set_work
 
-DEFAULT_LLC_BYTES = 8 * 1024 * 1024   # a core's share of the last-level cache, where it is not known
+@dataclass(frozen=True)
+class FastCache:
+    """One core's share of the largest cache that streams much faster than memory."""
+
+    bytes: int
+    level: str   # "L3", "L2": what the report names
+
+
+DEFAULT_FAST_CACHE = FastCache(8 * 1024 * 1024, "the last-level cache")   # where the caches are not known
 
 
 def data_bytes(scop: Scop, domains: dict[str, isl.Set]) -> int | None:
@@ -40,8 +51,8 @@ def data_bytes(scop: Scop, domains: dict[str, isl.Set]) -> int | None:
     return total
 
 
-def data_test(scop: Scop, llc_bytes: int) -> Expr | None:
-    """The run-time condition that the arrays the SCoP's statements touch exceed ``llc_bytes``
+def data_test(scop: Scop, limit_bytes: int) -> Expr | None:
+    """The run-time condition that the arrays the SCoP's statements touch exceed ``limit_bytes``
     (per array, a bound of the elements its accesses reach, in the parameters, times the
     element's size); None where no such bound is known."""
     total: Expr | None = None
@@ -52,7 +63,7 @@ def data_test(scop: Scop, llc_bytes: int) -> Expr | None:
             return None
         size = Binary("*", Const(f"{array.dtype.bits // 8}.0"), count)
         total = size if total is None else Binary("+", total, size)
-    return None if total is None else Binary(">", total, Const(f"{float(llc_bytes):.1f}"))
+    return None if total is None else Binary(">", total, Const(f"{float(limit_bytes):.1f}"))
 
 
 def _reached(scop: Scop, domains: dict[str, isl.Set]) -> list[tuple[Array, isl.Set]]:
