@@ -9,31 +9,19 @@ from s2s.time_limit import isl_operation_limit
 
 def is_legal(deps: Dependences, schedule: isl.Schedule | isl.UnionMap) -> bool:
     """Whether ``schedule`` (a tree, or a map to one time space) keeps every dependence (value-
-    based flow, anti, output) in order: the distance in time between the two instances of each
-    is lexicographically positive (distances, as lexicographic order is the same everywhere:
-    much cheaper than comparing the times themselves)."""
+    based flow, anti, output) in order: each pair of instances, mapped to their times, lies in the
+    strict lexicographic order of that time space."""
     sched = schedule.get_map() if isinstance(schedule, isl.Schedule) else schedule
     relation = deps.flow.union(deps.anti).union(deps.output)
     in_time: list[isl.Map] = []
     relation.apply_domain(sched).apply_range(sched).foreach_map(in_time.append)
     for pairs in in_time:
-        if not pairs.get_space().domain().is_equal(pairs.get_space().range()):
+        space = pairs.get_space()
+        if not space.domain().is_equal(space.range()):
             return False   # (times of two shapes: not one order, so nothing is proven)
-        distance = pairs.deltas()
-        if not distance.intersect(_lex_nonpositive(distance.get_space())).is_empty():
+        if not pairs.is_subset(isl.Map.lex_lt(space.domain())):
             return False
     return True
-
-
-def _lex_nonpositive(space: isl.Space) -> isl.Set:
-    """The vectors of ``space`` lexicographically at or below zero."""
-    ctx = space.get_ctx()
-    tied = isl.Set.universe(space)
-    below = isl.Set.empty(space)
-    for k in range(space.dim(isl.dim_type.set)):
-        below = below.union(tied.upper_bound_val(isl.dim_type.set, k, isl.Val.negone(ctx)))
-        tied = tied.fix_val(isl.dim_type.set, k, isl.Val.zero(ctx))
-    return below.union(tied)
 
 
 def bands_stay_forward(deps: Dependences, untiled: isl.UnionMap, band_rows: list[list[int]]) -> bool:
