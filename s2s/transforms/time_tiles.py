@@ -22,6 +22,7 @@ from s2s.ir.data import Array
 from s2s.ir.expr import Binary, Const, Expr
 from s2s.transforms.work_guard import set_work
 
+
 @dataclass(frozen=True)
 class FastCache:
     """One core's share of the largest cache that streams much faster than memory."""
