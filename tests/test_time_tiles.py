@@ -1,8 +1,8 @@
 """Time tiles for stencils: a skewed band whose point loops run one statement of the time step at
 a time, each innermost loop a vector loop (statement_split.py), chosen over the user's vectorized
 loops where the data a time step sweeps exceed this core's share of the largest cache that streams
-much faster than memory (time_tiles.py): on one thread, and under threads as a wavefront of tiles where its code can be
-checked (else the parallel loops of each time step). The outputs are bit for bit those of the user's loops: the
+much faster than memory (time_tiles.py): on one thread, and under threads as a wavefront of tiles
+where its code can be checked (else the parallel loops of each time step). The outputs are bit for bit those of the user's loops: the
 split reorders whole statement instances, never an operation inside one."""
 from __future__ import annotations
 
@@ -352,9 +352,7 @@ def _host(l2_bandwidth, l3_bandwidth, dram_bandwidth):
                             CacheLevel(3, "Unified", 105 << 20, 64, 15, 1, 2)))
     roofs = {level: speed * 1e9 for level, speed in (("L2", l2_bandwidth), ("L3", l3_bandwidth),
                                                       ("DRAM", dram_bandwidth)) if speed is not None}
-    profile = MachineProfile.__new__(MachineProfile)
-    profile.data, profile.path, profile.topology = {"threads": {"1": 1}, "roofs": {"1": roofs}}, None, topo
-    return topo, profile
+    return topo, MachineProfile({"topology": topo.to_json(), "threads": {"1": 1}, "roofs": {"1": roofs}})
 
 
 def test_time_tiles_must_leave_the_largest_cache_that_streams_much_faster_than_memory():

@@ -62,14 +62,17 @@ def fast_cache(topo, profile=None) -> FastCache:
     cache (sysfs: L3, else L2), unless ``profile`` (this host's ``s2s machine`` profile) measured
     it below ``FAST_CACHE_RATIO`` times memory's bandwidth on one thread, then the level below."""
     dram = profile.bandwidth("DRAM") if profile is not None else None
+
+    def slow(level: str) -> bool:
+        speed = profile.bandwidth(level) if dram else None
+        return bool(speed) and speed < FAST_CACHE_RATIO * dram
+
     found = [(level, cache) for level in ("L3", "L2")
              if topo is not None and (cache := topo.cache(level)) is not None and cache.size_bytes]
-    for k, (level, cache) in enumerate(found):
-        speed = profile.bandwidth(level) if profile is not None else None
-        if dram and speed and speed < FAST_CACHE_RATIO * dram and k + 1 < len(found):
-            continue
-        return FastCache(cache.size_bytes // max(cache.shared_by, 1), level)
-    return DEFAULT_FAST_CACHE
+    if not found:
+        return DEFAULT_FAST_CACHE
+    level, cache = next(((lv, c) for lv, c in found if not slow(lv)), found[-1])
+    return FastCache(cache.size_bytes // max(cache.shared_by, 1), level)
 
 
 def _measured_profile():
