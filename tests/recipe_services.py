@@ -46,17 +46,24 @@ def postgres_server() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(directory, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
-    subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "s2s", "--no-sync"],
-                   check=True, capture_output=True, text=True)
+    # initdb refuses a LANG or LC_ALL naming a locale the machine has not generated, as CI's may
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
     log = directory / "postgres.log"
-    subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
-                    "-o", f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
-                   check=True, capture_output=True, text=True)
+    for step in ([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "s2s", "--no-sync",
+                  "--no-locale", "-E", "UTF8"],
+                 [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
+                  "-o", f"-p {port} -k {directory} -c listen_addresses=127.0.0.1 -c fsync=off", "start"]):
+        done = subprocess.run([*as_user, *step], capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            server_log = log.read_text(errors="replace") if log.exists() else ""
+            shutil.rmtree(directory, ignore_errors=True)
+            raise RuntimeError(f"{Path(step[0]).name} failed ({done.returncode}): "
+                               f"{done.stderr.strip() or done.stdout.strip()} {server_log.strip()}")
     try:
         yield f"postgresql://s2s@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-                       capture_output=True)
+                       capture_output=True, env=env)
         shutil.rmtree(directory, ignore_errors=True)
 
 
