@@ -32,7 +32,12 @@ class KernelFunction:
 def unit_text(file_name: str, namespace: str, kernels: list[KernelFunction], helpers: str,
               static: bool = False) -> str:
     """The C++ text of the unit named ``file_name``."""
-    out = [f"// s2s: the Highway kernels of {file_name} (generated)"]
+    out = [f"// s2s: the Highway kernels of {file_name} (generated)",
+           # (Highway 1.0 makes AVX3_DL a target only on request, yet takes it as the static
+           # target where the flags allow it, as -march=native does on Sapphire Rapids; its own
+           # check then fails: "best baseline should be included in dynamic targets")
+           "#if defined(__AVX512VBMI2__) && defined(__AVXVNNI__) && !defined(HWY_WANT_AVX3_DL)",
+           "#define HWY_WANT_AVX3_DL", "#endif"]
     if not static:
         out += ["#undef HWY_TARGET_INCLUDE", f'#define HWY_TARGET_INCLUDE "{file_name}"',
                 '#include "hwy/foreach_target.h"  // IWYU pragma: keep']
