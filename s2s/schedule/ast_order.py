@@ -242,7 +242,8 @@ def ast_fault(scop: Scop, deps: Dependences, ast: isl.AstNode,
     def check() -> str | None:
         try:
             with isl_operation_limit(max_operations):
-                order = ast_order(scop, ast)
+                # (coalescing is exact; the checks below project each disjunct of what they read)
+                order = ast_order(scop, ast).coalesce()
                 domain = scop.domain.intersect_params(scop.context)
                 ran = order.domain().intersect_params(scop.context)
                 if not ran.is_equal(domain):

@@ -19,6 +19,7 @@ are parallel.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -328,7 +329,9 @@ class PlutoScheduler:
 
     # --- the integer program for one hyperplane ----------------------------------------------------
 
+    @functools.cached_property
     def _universe(self) -> isl.BasicSet:
+        """The unknowns' bounds, the same for every hyperplane (parsed once)."""
         conds = []
         for n in self.names:
             if n.startswith("a"):
@@ -367,7 +370,7 @@ class PlutoScheduler:
 
     def _solve(self, live: list[int], live_reuse: list[int], found: dict[str, list[tuple[int, ...]]],
                exempt: frozenset[str] = frozenset(), free: frozenset[str] = frozenset()):
-        space = self._universe().intersect(self._independence(found, exempt, free))
+        space = self._universe.intersect(self._independence(found, exempt, free))
         for d in live:
             space = space.intersect(self._farkas(d, False))
             self._tick()
