@@ -160,6 +160,17 @@ def test_static_dispatch_matches_the_scalar_loops(tmp_path):
     build_and_run(tmp_path, "gcc", "g++", static=True, extra=("-march=native",))
 
 
+def test_whole_vectors_step_one_index_over_row_pointers_set_before_them(tmp_path):
+    """st2's five neighbours: each row's pointer is set once, at the first whole vector's
+    element, and every access of the whole vectors' loop is that pointer plus one index."""
+    _, unit = generate(tmp_path)
+    text = unit.text[unit.text.index("s2s_hwy_st2_"):]
+    whole = text[text.index("do {"):text.index("} while")]
+    rows = re.findall(r"auto \*const (s2s_p\d+) = ([AB]) \+ \(.*\) \+ s2s_first;", text[:text.index("do {")])
+    assert sorted(array for _, array in rows) == ["A"] * 5 + ["B"], rows
+    accesses = re.findall(r"(?:LoadU\(s2s_d, |s2s_d, )([^;]*?\(j - s2s_first\))", whole)
+    assert sorted(accesses) == sorted(f"{name} + (j - s2s_first)" for name, _ in rows), whole
+
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86's flags")
 @pytest.mark.parametrize("static", [False, True], ids=["dynamic", "static"])
 def test_the_unit_builds_where_the_flags_allow_avx3_dl(tmp_path, static):

@@ -75,6 +75,7 @@ def vectorizable(node: Map, parallel_maps: bool) -> bool:
 
 
 REMAINDER_CAPS = (8, 4, 2)
+FIRST = "s2s_first"   # the whole vectors' first iteration, where their rows' pointers point
 
 
 def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | None:
@@ -100,6 +101,9 @@ def vector_loop(printer: "KernelPrinter", node: Map, level: int) -> list[str] | 
            inner + f"{_counter(printer, var)} = {printer.expr(node.start)};",
            inner + f"if (static_cast<long>({var}) + {lanes} <= {stop}) {{"]
     out += [printer.pad(level + 2) + f"const auto {name} = {broadcast};" for broadcast, name in whole.hoisted.items()]
+    if whole.rows:
+        out += [printer.pad(level + 2) + f"const long {FIRST} = {var};"]
+        out += [printer.pad(level + 2) + f"auto *const {name} = {row} + {FIRST};" for row, name in whole.rows.items()]
     out += [printer.pad(level + 2) + line for line in zeros]
     out += [printer.pad(level + 2) + f"do {{"]
     out += [printer.pad(level + 3) + line for line in whole_body]
@@ -138,8 +142,9 @@ def _counter(printer: "KernelPrinter", var: str) -> str:
 class _Vectorizer:
     def __init__(self, printer: "KernelPrinter", node: Map, hoist: bool = False):
         self.p = printer
-        self.hoist = hoist                   # loop-invariant broadcasts made once (``hoisted``)
+        self.hoist = hoist                   # loop-invariant broadcasts and rows made once
         self.hoisted: dict[str, str] = {}    # broadcast -> the name of its vector before the loop
+        self.rows: dict[str, str] = {}       # an element's row, ``A + (offset)`` -> its pointer's name
         self.scalar_arrays: dict[str, frozenset] = {}   # a scalar's text -> the arrays it reads
         self.stored_arrays: set[str] = set()  # arrays stored by the statements so far
         self.var = node.var
@@ -265,7 +270,15 @@ class _Vectorizer:
             raise NotVector("not at unit stride")
         start = self.p.expr.linear(name, (*indices[:-1], offset))
         key = (name, self.p.expr(start))
-        return key, f"{name} + ({key[1]}) + {self.var}"
+        row = f"{name} + ({key[1]})"
+        if not self.hoist:
+            return key, f"{row} + {self.var}"
+        # (a pointer per row, to the element of the first iteration, which the loop reads or
+        # writes, so it is in the array: the compiler then steps one index for all of them
+        # instead of adding each row's offset at every access)
+        if row not in self.rows:
+            self.rows[row] = f"s2s_p{len(self.rows)}"
+        return key, f"{self.rows[row]} + ({self.var} - {FIRST})"
 
     def load(self, name: str, indices: tuple) -> _Value:
         key, pointer = self.element(name, indices)
