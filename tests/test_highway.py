@@ -470,6 +470,50 @@ def test_a_region_without_vector_loops_stays_c(tmp_path):
     assert not [k for k in kept if k.endswith(".cc")], kept
 
 
+# (the scale of each row, a scalar of the function, is read after the loops: by the last row's)
+SCALED_ROWS = r"""
+#include <stdio.h>
+static double scale_rows(int n, int m, double a[n][m], double s)
+{
+  for (int i = 0; i < n; i++) {
+    s = a[i][0] * 0.5 + 1.0;
+    for (int j = 1; j < m; j++)
+      a[i][j] = a[i][j] * s;
+  }
+  return s;
+}
+int main(void)
+{
+  enum { N = 13, M = 29 };
+  static double a[N][M];
+  for (int n = 0; n <= 3; n++) {
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < M; j++)
+        a[i][j] = (i * 5 + j * 3) % 7 - 2.5;
+    double s = scale_rows(n, M, a, 1.5);
+    double sum = 0;
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < M; j++)
+        sum += a[i][j] * (i + j + 1);
+    printf("%d %a %a\n", n, s, sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["highway", "highway+openmp"])
+def test_a_scalar_of_the_function_written_in_the_region_is_given_back(tmp_path, target):
+    """A region that writes a scalar of its function is a function of the unit all the same: it
+    works on a copy, read from the scalar's address at its start and stored back at its end
+    Every trip count of the rows, zero included, prints what the user's loops print."""
+    report, _ = _highway_build(tmp_path, SCALED_ROWS, *(["-fopenmp"] if "openmp" in target else []),
+                               target=target)
+    unit = (tmp_path / "kept" / "k.s2s-hwy.cc").read_text()
+    assert "Highway unit: 1 regions" in report, report
+    assert "double s = *s2s_io_s;" in unit and "*s2s_io_s = s;" in unit, unit
+
+
 def test_openmp_flag_makes_the_highway_target_highway_openmp(tmp_path):
     """``-fopenmp`` with the highway target is highway+openmp, as it makes the C target openmp:
     the unit runs the parallel loop on OpenMP's threads."""
@@ -620,9 +664,11 @@ def test_sums_reassociated_where_allowed_are_reduced_in_lanes(tmp_path, target):
     # (each sum's total is added after the whole vectors and after each narrower vector)
     assert unit.count("hn::SumOfLanes") % (1 + len(REMAINDER_CAPS)) == 0, unit
     assert "norm_r0 = norm_r0 + hn::GetLane(hn::SumOfLanes(" in unit, unit
-    if target == "highway":   # (under OpenMP, t is a private copy of each thread: that region stays C)
-        assert "Highway unit: 2 regions" in report, report
+    assert "Highway unit: 2 regions" in report, report
+    if target == "highway":   # (under OpenMP, t is a private copy of each thread: a scalar loop)
         assert "s2s_r_t = hn::Sub(s2s_r_t, " in unit and "t = t + hn::GetLane(hn::SumOfLanes(" in unit
+    else:   # (t is declared in the region: each thread's copy of it a local of the unit's function)
+        assert "lastprivate(t)" in unit, unit
     (tmp_path / "plain").mkdir()
     _highway_build(tmp_path / "plain", ROW_SUMS, target=target)
     assert "SumOfLanes" not in "".join(p.read_text() for p in (tmp_path / "plain" / "kept").glob("*.cc"))

@@ -8,8 +8,9 @@ function ``extern`` and calls it with its arrays cast to element pointers (``pro
 ``call``); the other side defines it with ``parameter_list`` (``extern "C"``).
 
 ``flat_region`` refuses (None) what such a unit could not compile as C means it, or what the
-function could not give back: a region that writes a scalar of its function or one at file
-scope, returns, has text the IR does not model (Opaque) or library nodes (matrix-multiply
+function could not give back: a region that writes a scalar at file scope, or one of its
+function unless asked to pass those by address (``scalars_out``: the function then works on a
+local copy, read at its start and stored back at its end), returns, has text the IR does not model (Opaque) or library nodes (matrix-multiply
 kernels print GNU C), arrays declared inside it, arrays reached through row pointers, calls
 of anything but <math.h>'s pure functions, types other than C's arithmetic ones.
 """
@@ -56,6 +57,12 @@ class FlatParam:
     array: bool = False
     extents: tuple[Expr | None, ...] = ()   # an array's, outermost first (the first may be None)
     written: bool = False              # an array the region writes (else passed as const)
+    out: bool = False                  # a scalar the region writes: passed by address
+
+    @property
+    def address(self) -> str:
+        """The parameter's name where it is an address (an ``out`` scalar's)."""
+        return f"s2s_io_{self.name}" if self.out else self.name
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,8 @@ class FlatRegion:
     @staticmethod
     def _param(p: FlatParam, restrict: str, predefined: bool) -> str:
         type_ = PREDEFINED_NAMES.get(p.type, p.type) if predefined else p.type
+        if p.out:
+            return f"{type_} *{restrict + ' ' if restrict else ''}{p.address}"
         if not p.array:
             return f"{type_} {p.name}"
         return f"{'' if p.written else 'const '}{type_} *{restrict + ' ' if restrict else ''}{p.name}"
@@ -85,8 +94,17 @@ class FlatRegion:
 
     def call(self) -> str:
         """The C statement that calls it where the region stood."""
-        args = [f"({'' if p.written else 'const '}{p.type} *)({p.name})" if p.array else p.name for p in self.params]
+        args = [f"({'' if p.written else 'const '}{p.type} *)({p.name})" if p.array else f"&{p.name}" if p.out
+                else p.name for p in self.params]
         return f"{self.name}({', '.join(args)});"
+
+    def copies_in(self) -> list[str]:
+        """The function's first statements: its local copies of the scalars it writes."""
+        return [f"{p.type} {p.name} = *{p.address};" for p in self.params if p.out]
+
+    def copies_out(self) -> list[str]:
+        """Its last: those copies given back."""
+        return [f"*{p.address} = {p.name};" for p in self.params if p.out]
 
 
 class FlatExprPrinter(ExprPrinter):
@@ -119,16 +137,17 @@ class FlatExprPrinter(ExprPrinter):
         return f"{e.func}({', '.join(f'({to})({self.print(a)})' for a in e.args)})"
 
 
-def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | None:
+def flat_region(printer: "CPrinter", body: Sequence, name: str, scalars_out: bool = False) -> FlatRegion | None:
     """``body`` as the flat function ``name``; None where it cannot be (module docstring)."""
     containers = printer.containers
-    uses = _Uses(printer)
+    uses = _Uses(printer, scalars_out)
     try:
         uses.visit(body, frozenset())
     except _NotOutlinable:
         return None
     declared = set()
     written_arrays = set()
+    written_scalars = set()   # the function's, passed by address
     for n in walk(body):
         if isinstance(n, (Opaque, While, Return)) or isinstance(n, Declare) and (
                 n.init_text not in (None, "0") or not isinstance(containers.get(n.name), Scalar)):
@@ -139,15 +158,22 @@ def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | 
             if data.storage is Storage.STATIC_LOCAL or data.dtype.spelling not in PORTABLE_TYPES:
                 return None
             declared.add(n.name)
-        if isinstance(n, Map) and (n.private or n.team_if is not None and ex.calls(n.team_if)):
+        if isinstance(n, Map) and n.team_if is not None and ex.calls(n.team_if):
             return None
+        if isinstance(n, Map) and n.private and (not scalars_out or any(
+                not isinstance(containers.get(v), Scalar) for v in n.private)):
+            return None   # (private arrays are copies on the heap: C's code)
         if isinstance(n, Block):
             for c in n.graph.computations():
                 if isinstance(c, LibraryNode) or not isinstance(c, Tasklet):
                     return None
             for m in n.graph.writes():
                 if not m.subset and m.data not in declared and not _declared_inside(body, m.data):
-                    return None   # (a scalar of the function or of the file: the call cannot give it back)
+                    data = containers.get(m.data)
+                    if not scalars_out or not isinstance(data, Scalar) or data.storage not in (
+                            Storage.STACK, Storage.ARGUMENT):
+                        return None   # (a scalar of the file, or one the call cannot give back)
+                    written_scalars.add(m.data)
                 if m.subset:
                     written_arrays.add(m.data)
         for e in _expressions(printer, n):
@@ -156,8 +182,8 @@ def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | 
             if any(isinstance(s, (ex.SizeOf,)) or isinstance(s, ex.Unary) and s.op in "*&"
                    or isinstance(s, ex.Cast) and s.type not in PORTABLE_TYPES for s in ex.walk(e)):
                 return None
-    read = list(uses.read)
-    if uses.loop_vars & set(read):
+    read = list(uses.read) + sorted(written_scalars - set(uses.read))
+    if uses.loop_vars & (set(read) | written_scalars):
         return None
     for n in list(read):
         data = containers[n]
@@ -178,7 +204,7 @@ def flat_region(printer: "CPrinter", body: Sequence, name: str) -> FlatRegion | 
         else:
             if data.storage is Storage.STATIC_LOCAL or getattr(data, "address_taken", False):
                 return None
-            scalars.append(FlatParam(n, data.dtype.spelling))
+            scalars.append(FlatParam(n, data.dtype.spelling, out=n in written_scalars))
     local = []
     for v in sorted(uses.loop_vars):
         data = containers[v]

@@ -35,10 +35,11 @@ class _Kernel:
         return super().print_Map(node, level)
 
     def function_body(self, region: FlatRegion) -> list[str]:
-        lines = [self.pad(1) + f"{t} {v};" for t, v in region.locals]
+        lines = [self.pad(1) + line for line in region.copies_in()]
+        lines += [self.pad(1) + f"{t} {v};" for t, v in region.locals]
         for child in region.body.children:
             lines += self.lines(child, 1)
-        return lines
+        return lines + [self.pad(1) + line for line in region.copies_out()]
 
 
 class KernelPrinter(_Kernel, CPrinter):

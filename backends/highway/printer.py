@@ -76,7 +76,7 @@ class _Highway:
         of its loops is a vector loop (C++ would compile the same scalar code, at the cost of a
         second compiler, the C++ runtime and Highway's library)."""
         name = f"s2s_hwy_{self.sdfg.name}_{len(self.kernels) + 1}_{self.tag}"
-        region = flat_region(self, body, name)
+        region = flat_region(self, body, name, scalars_out=True)
         if region is None:
             return None
         printer = (OpenMPKernelPrinter if self.openmp else KernelPrinter)(self.sdfg, region)
@@ -87,7 +87,7 @@ class _Highway:
         if not printer.vector_loops:
             self.regions_left_c += 1
             return None
-        self.kernels.append(KernelFunction(name, region.parameter_list(), ", ".join(p.name for p in region.params),
+        self.kernels.append(KernelFunction(name, region.parameter_list(), ", ".join(p.address for p in region.params),
                                            lines))
         self.kernel_helpers.update(printer.helpers)
         self.vector_loops += printer.vector_loops
