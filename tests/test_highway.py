@@ -514,6 +514,43 @@ def test_a_scalar_of_the_function_written_in_the_region_is_given_back(tmp_path, 
     assert "double s = *s2s_io_s;" in unit and "*s2s_io_s = s;" in unit, unit
 
 
+TWO_PRODUCTS = r"""
+#include <stdio.h>
+void gemm_a(int n, const double *A, const double *B, double *C) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        C[i * n + j] += A[i * n + k] * B[k * n + j];
+}
+void gemm_b(int n, const double *A, const double *B, double *C) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        C[i * n + j] += A[i * n + k] * B[k * n + j];
+}
+int main(void) {
+  enum { N = 67 };
+  static double A[N * N], B[N * N], C[N * N];
+  for (int i = 0; i < N * N; i++) { A[i] = i % 7 - 3; B[i] = i % 5 - 2; C[i] = i % 3; }
+  gemm_a(N, A, B, C);
+  gemm_b(N, B, A, C);
+  double sum = 0;
+  for (int i = 0; i < N * N; i++) sum += C[i] * (i % 11 + 1);
+  printf("%.17g\n", sum);
+  return 0;
+}
+"""
+
+
+def test_two_functions_of_one_blocking_share_one_register_block(tmp_path):
+    """Two products of one shape in two functions are one register block of the unit, defined
+    once (the unit compiles: the file is not compiled unchanged)."""
+    report, _ = _highway_build(tmp_path, TWO_PRODUCTS)
+    unit = (tmp_path / "kept" / "k.s2s-hwy.cc").read_text()
+    assert "1 matrix-multiply register blocks" in report, report
+    assert unit.count("HWY_EXPORT(") == 1, unit
+
+
 def test_openmp_flag_makes_the_highway_target_highway_openmp(tmp_path):
     """``-fopenmp`` with the highway target is highway+openmp, as it makes the C target openmp:
     the unit runs the parallel loop on OpenMP's threads."""

@@ -316,11 +316,13 @@ def _highway_unit(path: str, printers: list, options: PipelineOptions, report: l
     from s2s.driver.companion_units import CompanionUnit
 
     name = Path(path).stem + ".s2s-hwy.cc"
-    kernels = [k for p in printers for k in p.kernels]
+    # (two functions' kernels of one blocking are one register block, named for it: defined once)
+    kernels = list({k.name: k for p in printers for k in p.kernels}.values())
     helpers = "".join({n: d for p in printers for n, d in p.kernel_helpers.items()}.values())
     text = unit_text(name, f"s2s_hwy_{_file_tag(path)}", kernels, helpers, static=options.hwy_static)
-    blocks = sum(p.register_blocks for p in printers)
-    line = (f"{path}: Highway unit: {len(kernels) - blocks} regions, {sum(p.vector_loops for p in printers)} vector loops, "
+    regions = sum(len(p.kernels) - p.register_blocks for p in printers)
+    blocks = len(kernels) - regions
+    line = (f"{path}: Highway unit: {regions} regions, {sum(p.vector_loops for p in printers)} vector loops, "
             f"{sum(p.scalar_loops for p in printers)} independent loops left scalar, "
             f"{blocks} matrix-multiply register blocks "
             f"({'static' if options.hwy_static else 'dynamic'} dispatch)")
