@@ -10,9 +10,10 @@ function ``extern`` and calls it with its arrays cast to element pointers (``pro
 ``flat_region`` refuses (None) what such a unit could not compile as C means it, or what the
 function could not give back: a region that writes a scalar at file scope, or one of its
 function unless asked to pass those by address (``scalars_out``: the function then works on a
-local copy, read at its start and stored back at its end), returns, has text the IR does not model (Opaque) or library nodes (matrix-multiply
-kernels print GNU C), arrays declared inside it, arrays reached through row pointers, calls
-of anything but <math.h>'s pure functions, types other than C's arithmetic ones.
+local copy, read at its start and stored back at its end), returns, has text the IR does not
+model (Opaque) or library nodes (matrix-multiply kernels print GNU C), arrays declared inside it,
+arrays reached through row pointers, calls of anything but <math.h>'s pure functions, types
+other than C's arithmetic ones.
 """
 from __future__ import annotations
 

@@ -97,12 +97,12 @@ def _renamed(declaration: str, name: str, new: str) -> str:
 
 class _Uses:
     """What a branch takes from its function: names read and loop variables counted without
-    being declared; ``scalars_out``: also the function's scalars it writes (else refused)."""
+    being declared; a branch that writes a scalar of its function is refused unless
+    ``scalars_out`` (the caller then passes those by address)."""
 
     def __init__(self, printer: "CPrinter", scalars_out: bool = False):
         self.printer = printer
         self.scalars_out = scalars_out
-        self.written: set[str] = set()
         self.containers = printer.containers
         self.read: dict[str, None] = {}
         self.loop_vars: set[str] = set()
@@ -157,7 +157,6 @@ class _Uses:
                 if m.data not in bound and data is not None and not m.subset and data.storage is not Storage.GLOBAL:
                     if not self.scalars_out:
                         raise _NotOutlinable(f"writes {m.data}")
-                    self.written.add(m.data)
             self.use(self.block_names(node), bound)
         elif isinstance(node, Opaque):   # (s2s's own text here: a buffer's release)
             free = {n for n in _WORD.findall(node.text) if n in self.containers and n not in bound}
