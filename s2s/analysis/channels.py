@@ -51,7 +51,8 @@ def polynomial(e: ex.Expr) -> dict[Monomial, int] | None:
     return None
 
 
-def _expr(terms: dict[Monomial, int]) -> ex.Expr:
+def expression_of(terms: dict[Monomial, int]) -> ex.Expr:
+    """``terms`` (as ``polynomial`` gives them) as an expression."""
     out: ex.Expr | None = None
     for m, c in sorted(terms.items()):
         term: ex.Expr = Const(str(abs(c)))
@@ -105,4 +106,5 @@ def split_channels(e: ex.Expr, params: tuple[str, ...]) -> Channels | None:
             middle[m] = c // times
         else:
             inner[m] = c
-    return Channels(p, times, _expr({m: c for m, c in outer.items() if c}), _expr(middle), _expr(inner))
+    return Channels(p, times, expression_of({m: c for m, c in outer.items() if c}), expression_of(middle),
+                    expression_of(inner))

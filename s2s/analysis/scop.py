@@ -16,6 +16,7 @@ import islpy as isl
 
 from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
 from s2s.analysis.channels import split_channels
+from s2s.analysis.flat_grids import GridLayout, grid_layout
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
     SDFG, Array, Binary, Block, Const, ControlNode, Declare, For, IfElse, Map, Opaque, Scalar, Sequence,
@@ -73,6 +74,9 @@ class Scop:
     delinearized: dict[str, str] = field(default_factory=dict)
     # those of them modelled as three-dimensional: name -> K of ``A[(e1 * p + e2) * K + e3]`` (channels.py)
     channels: dict[str, int] = field(default_factory=dict)
+    # one-dimensional arrays modelled with a dimension per extent: ``u[(k * ny + j) * nx + i]``
+    # as ``u[k][j][i]`` (flat_grids.py)
+    grids: dict[str, GridLayout] = field(default_factory=dict)
     origin: "Scop | None" = None   # the user's SCoP, where this one is a transformation's rewriting of it
     # scalars a rewriting introduced (a web's own variable, webs.py): code generation declares
     # those the statements use, as it does the SCoP's temporaries
@@ -555,7 +559,7 @@ class _Model:
         self.assumed: isl.Set | None = None   # what the delinearized subscripts need of the parameters
 
     def build(self) -> Scop:
-        self.delinearized, self.channels = self._delinearization()
+        self.delinearized, self.channels, self.grids = self._delinearization()
         tree = self._sequence(list(self.nodes), (), [], ())
         depth = max((len(s.loops) for s in self.statements), default=0)
         for s in self.statements:
@@ -571,7 +575,8 @@ class _Model:
             if tree is not None:
                 tree = tree.intersect_domain(_union_set([st.domain for st in self.statements]))
         return Scop(self.sdfg, self.parent, self.nodes, self.params, self.statements, tree, self.loops,
-                    tuple(self.declared), context, dict(self.delinearized), channels=dict(self.channels))
+                    tuple(self.declared), context, dict(self.delinearized), channels=dict(self.channels),
+                    grids=dict(self.grids))
 
     # Each visit returns the isl schedule (tree) of what it visited, or None when it has no statement.
     def _sequence(self, children: list[ControlNode], loops: tuple[Loop, ...], conds: list, position: tuple[int, ...]):
@@ -709,12 +714,13 @@ class _Model:
                 reads = reads.union(isl.UnionMap.from_map(m))
         return reads, writes, tuple(each)
 
-    def _delinearization(self) -> tuple[dict[str, str], dict[str, int]]:
+    def _delinearization(self) -> tuple[dict[str, str], dict[str, int], dict[str, GridLayout]]:
         """One-dimensional arrays indexed ``e1 * p + e2`` (``A[i * n + j]``) with the same
         parameter ``p`` everywhere in the SCoP: they are modelled as ``A[e1][e2]`` (checked to be
         exact: 0 <= e2 < p on every access); those indexed ``(e1 * p + e2) * K + e3`` with the
-        same ``p`` and constant ``K`` (channels.py) as ``A[e1][e2][e3]``. Returns ``p`` by array,
-        and ``K`` by array of the second kind."""
+        same ``p`` and constant ``K`` (channels.py) as ``A[e1][e2][e3]``; those indexed
+        ``(e1 * p + e2) * q + e3`` with the same parameters (flat_grids.py) likewise. Returns
+        ``p`` by array, ``K`` by array of the second kind, the layout by array of the third."""
         subsets: dict[str, list] = {}
         for r in self.nodes:
             for n in walk(r):
@@ -725,7 +731,12 @@ class _Model:
                             subsets.setdefault(e.data, []).append(e.subset[0])
         out: dict[str, str] = {}
         times: dict[str, int] = {}
+        grids: dict[str, GridLayout] = {}
         for name, subs in subsets.items():
+            layout = grid_layout(subs, self.params)   # (before ``A[e1 * p + e2]``: its ``e1`` would not be affine)
+            if layout is not None:
+                grids[name] = layout
+                continue
             splits = [split_linearized(e, self.params) for e in subs]
             factors = {sp[0] for sp in splits if sp is not None and sp[0] is not None}
             if len(factors) == 1 and all(sp is not None for sp in splits):
@@ -735,7 +746,7 @@ class _Model:
             kinds = {(c.param, c.times) for c in channels if c is not None}
             if len(kinds) == 1 and all(c is not None for c in channels):
                 out[name], times[name] = kinds.pop()
-        return out, times
+        return out, times, grids
 
     def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
         if data in self.channels:
@@ -748,6 +759,11 @@ class _Model:
             self._assume_inside(b, domain, b.pw_aff(inner), b.var(self.delinearized[data]), data,
                                 self.delinearized[data])
             subset = (outer, inner)
+        elif data in self.grids:
+            layout = self.grids[data]
+            subset = layout.split(subset[0])
+            for extent, index in zip(layout.extents, subset[1:]):
+                self._assume_inside(b, domain, b.pw_aff(index), b.var(extent), data, extent)
         if not subset:
             target = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params))).set_tuple_name(data)
             return isl.Map.from_domain_and_range(domain, target)

@@ -18,7 +18,8 @@ are run-time parameters are taken where the arrays' declared extents bound them
 nothing bounds them (flat pointers) and the band is one statement's sweep along rows with no
 loop around it (a stencil step over a grid, a filter over an image), they are taken as
 ``ASSUMED_EXTENT`` (``sweep_footprint``): its rows stay in cache untiled, as those of a known
-length do.
+length do. A sweep over a grid of three such extents (``grid_sweep``) streams its planes
+through the last-level cache untiled.
 """
 from __future__ import annotations
 
@@ -236,6 +237,25 @@ def sweep_footprint(stmts: list[Statement], members: list[Row], innermost: int,
         bounded[name] = domain
     footprint = untiled_footprint(stmts, members, innermost, bounded)
     return footprint if footprint is not None and footprint.strided == 0 else None
+
+
+def grid_sweep(stmts: list[Statement], members: list[Row], innermost: int,
+               domains: dict[str, isl.Set]) -> bool:
+    """Whether the band is one sweep over a grid of three or more run-time extents: every
+    statement's loops are the band's, each writes an element per point, and no access walks
+    across rows. Its reuse is between neighbouring points and planes (a stencil's), which
+    reach it from the last-level cache untiled, as it streams; tiles would cut its rows into
+    short pieces for reuse it has anyway."""
+    if len(members) < 3 or sum(_extent(m, stmts, domains) is None for m in members) <= 2:
+        return False
+    for st in stmts:
+        if len(st.iterators) != len(members):
+            return False
+        for is_write, access in st.accesses:
+            if is_write and not access.intersect_domain(st.domain).is_injective():
+                return False
+    terms = footprint_terms(stmts, members, innermost)
+    return terms is not None and not any(t.across_rows for t in terms)
 
 
 def _maps_along(st: Statement, members: list[Row], innermost: int) -> bool:

@@ -17,8 +17,8 @@ from s2s.schedule.point_order import (
 )
 from s2s.schedule.statement_split import StatementSplit, statement_split
 from s2s.schedule.tile_sizes import (
-    ASSUMED_EXTENT, DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, UnknownFootprint, footprint_terms, sweep_footprint,
-    tile_sizes, untiled_footprint,
+    ASSUMED_EXTENT, DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET, UnknownFootprint, footprint_terms, grid_sweep,
+    sweep_footprint, tile_sizes, untiled_footprint,
 )
 from s2s.schedule.whole_groups import isolate_marked_groups, mark_whole_groups
 from s2s.time_limit import isl_operation_limit
@@ -349,6 +349,9 @@ def _tile(node: isl.ScheduleNode, stmts: list[Statement], members: list[Row], op
         # (a sweep over rows of run-time length: a grid's or an image's)
         untiled = sweep_footprint(stmts, members, inner, bounded)
         assumed = f" at sizes up to {ASSUMED_EXTENT}"
+        if untiled is None and grid_sweep(stmts, members, inner, bounded):
+            report.notes.append("untiled: a sweep over a grid, its neighbouring planes streamed through the cache")
+            return _untiled(*untiled_args, decided, plan=plan)
     # untiled, the parallel loop of an OpenMP band is one of its own loops, never the SIMD loop;
     # a band with no parallel loop would be tiled only for a wavefront, a barrier per diagonal
     # for data that stays in cache without tiles (Floyd-Warshall's rows, once per k)

@@ -127,6 +127,8 @@ def _address(scop: Scop, name: str, index: list[Expr], past: bool = False) -> Ex
     elif row is not None:   # modelled as A[outer][inner], written A[outer * row + inner]
         outer, inner = index
         index = [Binary("+", Binary("*", outer, Sym(row)), inner)]
+    elif name in scop.grids:
+        index = [scop.grids[name].address(index)]
     element: Expr = Unary("&", Access(name, tuple(index)) if index else Sym(name))
     if past:
         element = Binary("+", element, Const("1"))

@@ -93,7 +93,8 @@ def scratch_arrays(scop: Scop, depth: int = 1, names: set[str] | None = None) ->
 
 def _scratch(scop: Scop, name: str, depth: int) -> ScratchArray | None:
     data = scop.sdfg.container_map.get(name)
-    if not isinstance(data, (Scalar, Array)) or name in scop.delinearized or name in scop.channels:
+    flat = name in scop.delinearized or name in scop.channels or name in scop.grids
+    if not isinstance(data, (Scalar, Array)) or flat:
         return None
     reach = _reach(scop, name, data) if isinstance(data, Array) else ()
     if reach is None:
