@@ -14,7 +14,8 @@ What is drawn, and why each is there:
   expanded into a matrix): the matrix-multiply kernels, which promise bit-exact results;
 * Gauss-Seidel sweeps in place (``A[i][j]`` from its new left neighbour): lagged copies;
 * arrays as globals, as array parameters, as flat pointers with linearized subscripts (constant or
-  parameter leading dimensions), and several pointer views of one buffer (aliasing);
+  parameter leading dimensions, 3-D grids whose planes are products of two parameters), and
+  several pointer views of one buffer (aliasing);
 * int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
 * a big parameter (4096+) on single loops, where OpenMP versioning on the trip count switches;
 * small tile sizes and other fusion policies, so tiles have edges at these small sizes, and mostly
@@ -257,14 +258,17 @@ class _Draft:
     def _add_array(self, name: str, ctype: str, kind: str, **extra) -> None:
         r = self.rng
         flat = kind in ("ptr", "view")
-        rank = r.choices((1, 2, 3), (3, 5, 1) if not flat else (3, 4, 0))[0]
+        rank = r.choices((1, 2, 3), (3, 5, 1) if not flat else (3, 4, 1))[0]
         self.arrays.append(Array(name, ctype, kind, **extra))
         self.rank[name] = rank
         if flat:
             small = [n for n, _ in self.params if n != BIG_PARAM]
             strides = [const(1)]
             for _ in range(rank - 1):
-                if small and r.random() < 0.3:
+                inner = strides[0]
+                if small and inner.terms and r.random() < 0.7:   # a grid's plane: u[(i * m + j) * n + k]
+                    strides.insert(0, Poly(((1, tuple(sorted(inner.terms[0][1] + (r.choice(small),)))),), 0))
+                elif small and r.random() < 0.3:
                     strides.insert(0, Poly(((1, (r.choice(small),)),), 0))
                 else:
                     strides.insert(0, const(r.randint(4, 24)))
