@@ -25,12 +25,14 @@ class ExpressionLifter:
     def __init__(self, resolve: Callable[[str], str], is_variable: Callable[[str], bool],
                  view: Callable[[str], PointerView | None] = lambda name: None,
                  member_note: Callable[[str], str | None] = lambda spelled: None,
-                 inline: Callable[[str, tuple[Expr, ...]], Expr | None] = lambda name, args: None):
+                 inline: Callable[[str, tuple[Expr, ...]], Expr | None] = lambda name, args: None,
+                 index: Callable[[str], c_ast.Node | None] = lambda name: None):
         self.resolve = resolve
         self.is_variable = is_variable
         self.view = view   # a pointer view by C name (pointer_views.py), read through its base
         self.member_note = member_note   # why a struct member (``s->m``, ``b[]``) is read in place
         self.inline = inline   # a call's value as an expression, where inlined (inline_functions.py)
+        self.index = index   # an index temporary's value by C name (index_temporaries.py)
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -42,6 +44,8 @@ class ExpressionLifter:
         return Const(n.value)
 
     def lift_ID(self, n: c_ast.ID) -> Expr:
+        if (value := self.index(n.name)) is not None:
+            return self(value)
         return Sym(self.resolve(n.name))
 
     def lift_ArrayRef(self, n: c_ast.ArrayRef) -> Expr:

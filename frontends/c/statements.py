@@ -7,6 +7,7 @@ struct members, inline asm, ...) becomes an Opaque node carrying its C text, so 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -22,6 +23,7 @@ from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
 from frontends.c.expressions import ExpressionLifter
 from frontends.c.inline_functions import InlineHelpers
+from frontends.c.index_temporaries import index_temporaries_in_block, substitute_indices
 from frontends.c.pointer_views import PointerView, substitute_views, views_in_block
 from frontends.c.struct_members import StructTypes, hoist_members
 from s2s.ir import (
@@ -74,10 +76,12 @@ class FunctionLifter:
         self.written = written_names(func.body)
         self.address_taken = address_taken_names(func.body)
         self.views: dict[str, PointerView] = {}   # pointer views in scope (pointer_views.py), by C name
+        self.indices: dict[str, c_ast.Node] = {}   # index temporaries in scope (index_temporaries.py): value
         self.members_left: dict[str, str] = {}   # struct members read in place (``s->m``): why
         self._members_hoisted: set[int] = set()   # (ids of the loops rewritten to read locals)
         inline = file_scope.helpers.call_site(self.is_variable, self._data)
-        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get, inline)
+        self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get, inline,
+                                     self.indices.get)
         self.opaque_reasons: list[str] = []
         self.loop_depth = 0
         self.before: list[c_ast.Node] = []   # the statements run before the current one, in its blocks
@@ -155,7 +159,16 @@ class FunctionLifter:
                 children.append(_with_origin(node, span) if span is not None else node)
                 span = None
         body = self.b.sequence(children)
-        return self.b.build(body, origin)
+        values = index_temporaries_in_block(items, self.written | self.address_taken, written_names, self._is_local,
+                                            read_anywhere=True)
+        sdfg = self.b.build(body, origin)
+        fixed = []
+        for k, value in values.items():
+            try:
+                fixed.append((self.resolve(items[k].name), self.expr(value)))
+            except Unliftable:
+                continue
+        return dataclasses.replace(sdfg, fixed_values=tuple(fixed)) if fixed else sdfg
 
     # --- statements -----------------------------------------------------------------------------
 
@@ -188,6 +201,8 @@ class FunctionLifter:
     def _renamed(self, s: c_ast.Node) -> c_ast.Node:
         """``s`` with references to renamed locals spelled as in the IR (scope-aware), pointer
         views read through their bases."""
+        if self.indices:
+            s = substitute_indices(s, self.indices)
         if self.views:
             s = substitute_views(s, self.views)
         live = {c: n for scope in self.scopes for c, n in scope.items() if c != n}
@@ -228,13 +243,17 @@ class FunctionLifter:
                 set(ex.PURE_FUNCTIONS)) or [item]]
         views = views_in_block(items, self.written | self.address_taken, self._element_of, written_names,
                                self._is_local)
-        outer = dict(self.views)
+        indices = index_temporaries_in_block(items, self.written | self.address_taken, written_names,
+                                             lambda cname: self._is_local(cname) or cname in self.indices)
+        outer, outer_indices = dict(self.views), dict(self.indices)
         outer_before = self.before
         children: list[ControlNode] = []
         try:
             for k, item in enumerate(items):
                 if k in views:   # (read through its base from here on: no declaration)
                     self.views[item.name] = views[k]
+                elif k in indices:   # (read as its value from here on: no declaration)
+                    self.indices[item.name] = indices[k]
                 else:
                     self.before = outer_before + items[:k]
                     children += self.statement(item)
@@ -243,6 +262,8 @@ class FunctionLifter:
             self.scopes.pop()
             self.views.clear()
             self.views.update(outer)
+            self.indices.clear()
+            self.indices.update(outer_indices)
         return [self.b.sequence(children)]
 
     def stmt_EmptyStatement(self, s) -> list[ControlNode]:

@@ -9,7 +9,7 @@ declaration code generation hoists.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -522,11 +522,34 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
             reasons.append(f"{name}, in a bound or subscript, is written inside the loops")
             return None
         params.append(name)
+    for value in _fixed_values(sdfg, params).values():   # (``sz`` as ``nx * ny``: they are parameters too)
+        params += sorted({n.name for n in ex.walk(value) if isinstance(n, Sym)} - set(params))
     try:
         return _Model(sdfg, parent, nodes, tuple(params)).build()
     except (NotAffine, _Reject) as exc:
         reasons.append(f"not affine: {exc}" if isinstance(exc, NotAffine) else str(exc))
         return None
+
+
+def _fixed_values(sdfg: SDFG, params: Iterable[str]) -> dict[str, ex.Expr]:
+    """The values of those ``params`` that are locals keeping the value they were declared with
+    (``SDFG.fixed_values``), in terms of names that are not such locals; only those whose value
+    reads integer scalars alone."""
+    fixed = dict(sdfg.fixed_values)
+    containers = sdfg.container_map
+    out: dict[str, ex.Expr] = {}
+    for p in params:
+        value = fixed.get(p)
+        for _ in range(len(fixed)):
+            if value is None or not any(isinstance(n, Sym) and n.name in fixed for n in ex.walk(value)):
+                break
+            value = ex.substitute(value, fixed)
+        if value is None or any(isinstance(n, Sym) and n.name in fixed for n in ex.walk(value)):
+            continue
+        names = {n.name for n in ex.walk(value) if isinstance(n, Sym)}
+        if all(isinstance(containers.get(n), (Scalar, Symbol)) and containers[n].dtype.is_integer for n in names):
+            out[p] = value
+    return out
 
 
 def build_scop(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], params: tuple[str, ...],
@@ -557,6 +580,8 @@ class _Model:
         self.loops: list[Loop] = []
         self.declared: list[str] = []
         self.assumed: isl.Set | None = None   # what the delinearized subscripts need of the parameters
+        # parameters read as the value they were declared with, in subscripts (``sz``: ``nx * ny``)
+        self.values = _fixed_values(sdfg, params)
 
     def build(self) -> Scop:
         self.delinearized, self.channels, self.grids = self._delinearization()
@@ -728,7 +753,7 @@ class _Model:
                     for e in n.graph.edges:
                         data = self.containers.get(e.data)
                         if isinstance(data, Array) and data.rank == 1:
-                            subsets.setdefault(e.data, []).append(e.subset[0])
+                            subsets.setdefault(e.data, []).append(self._subscript(e.subset[0]))
         out: dict[str, str] = {}
         times: dict[str, int] = {}
         grids: dict[str, GridLayout] = {}
@@ -748,7 +773,11 @@ class _Model:
                 out[name], times[name] = kinds.pop()
         return out, times, grids
 
+    def _subscript(self, e: ex.Expr) -> ex.Expr:
+        return ex.substitute(e, self.values) if self.values else e
+
     def _access_map(self, b: AffineBuilder, domain: isl.Set, data: str, subset) -> isl.Map:
+        subset = tuple(self._subscript(e) for e in subset)
         if data in self.channels:
             split = split_channels(subset[0], self.params)
             self._assume_inside(b, domain, b.pw_aff(split.middle), b.var(split.param), data, split.param)

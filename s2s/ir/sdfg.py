@@ -6,6 +6,7 @@ from typing import Iterator
 
 from s2s.ir.control import ControlNode, Sequence, SourceSpan, walk
 from s2s.ir.data import Data
+from s2s.ir.expr import Expr
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,10 @@ class SDFG:
     # (name, declaration) of each parameter as the file writes it, macros unexpanded
     # (``DATA_TYPE POLYBENCH_2D(A, N, N, n, n)``); empty where the file does not plainly show them
     param_texts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # integer locals declared in the body with a value they keep (``const long sz = (long)nx *
+    # ny;``, never written, nor what it reads after it): (name, value), for the model of the
+    # subscripts that read them (frontends/c/index_temporaries.py)
+    fixed_values: tuple[tuple[str, Expr], ...] = field(default=(), compare=False)
 
     def container(self, name: str) -> Data:
         for c in self.containers:
