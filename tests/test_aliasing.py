@@ -12,7 +12,8 @@ import textwrap
 
 import pytest
 
-from c_build import optimized_and_both_outputs
+from c_build import optimized_and_both_outputs, outputs_of_both_builds
+from s2s.analysis.aliasing import restrict_qualified
 from s2s.ir import ROWS_APART
 from s2s.transforms.alias_check import Uncheckable, no_overlap_condition
 from test_polyhedral import scops_of
@@ -209,6 +210,46 @@ def test_every_pointer_kind_is_listed(tmp_path):
     assert not any("kept" in pair for pair in pairs)
     # two declared objects never overlap
     assert ("ga", "t") not in pairs and ("ga", "total") not in pairs
+
+
+@pytest.mark.parametrize("declaration, restrict", [
+    ("double *restrict out", True), ("double *__restrict__ out", True), ("double out[restrict 4]", True),
+    ("double * const restrict out", True), ("double **restrict out", True),
+    ("double *restrict_out", False), ("double *unrestricted", False), ("double *restrict *out", False)])
+def test_restrict_is_the_parameters_own_qualifier(declaration, restrict):
+    name = declaration.replace("[", " ").replace("*", " ").split()[-1 if "[" not in declaration else -3]
+    assert restrict_qualified(declaration, name) is restrict
+
+
+def test_a_name_that_contains_restrict_is_checked_for_overlap(tmp_path):
+    """``double *restrict_out`` is a plain pointer: called with its input shifted by one element,
+    the loops turned to walk rows must not run (it had been taken for ``restrict``: wrong sums
+    under both targets)."""
+    src = tmp_path / "r.c"
+    src.write_text(textwrap.dedent("""\
+        #include <stdio.h>
+        void f(double *restrict_out, const double *a, int m, int nn, int ld) {
+            for (int c = 0; c < nn; c++)
+                for (int r = 0; r < m; r++)
+                    restrict_out[r * ld + c] = a[r * ld + c] + 1.0;
+        }
+        int main(void) {
+            static double g[16384];
+            for (int i = 0; i < 16384; i++) g[i] = i % 13;
+            f(g + 1, g, 200, 64, 64);
+            double s = 0;
+            for (int i = 0; i < 16384; i++) s += g[i] * (i % 7 + 1);
+            printf("%.10g\\n", s);
+            return 0;
+        }
+    """))
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    for target in ("c", "openmp"):
+        result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target))
+        assert any("f: SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
+        ref, out = outputs_of_both_builds(src, result.source, openmp=target == "openmp")
+        assert out == ref, target
 
 
 def test_rows_reached_through_pointers_are_checked_to_lie_apart(tmp_path):

@@ -17,6 +17,8 @@ What C does promise, and is used here:
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from s2s.ir import SDFG, Array, Scalar, Storage
@@ -46,8 +48,29 @@ def _is_parameter(data: Array | Scalar) -> bool:
     return data.storage is Storage.ARGUMENT
 
 
+_RESTRICT = {"restrict", "__restrict", "__restrict__"}
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
+
+
 def _is_restrict_parameter(data: Array | Scalar) -> bool:
-    return _is_parameter(data) and "restrict" in (data.declaration or "")
+    return _is_parameter(data) and restrict_qualified(data.declaration or "", data.name)
+
+
+def restrict_qualified(declaration: str, name: str) -> bool:
+    """Whether the declaration of the parameter ``name`` makes the parameter itself a restrict
+    pointer: ``double *restrict a``, ``double a[restrict n]`` (not ``double *restrict *rows``,
+    whose rows are, nor a name that merely contains the word, ``double *restrict_out``)."""
+    tokens = _TOKEN.findall(declaration)
+    if name not in tokens:
+        return False
+    at = len(tokens) - 1 - tokens[::-1].index(name)
+    before = []
+    for t in reversed(tokens[:at]):   # (the qualifiers between the last ``*`` and the name)
+        if t == "*":
+            break
+        before.append(t)
+    inside = tokens[at + 2:tokens.index("]", at)] if tokens[at + 1:at + 2] == ["["] and "]" in tokens[at:] else []
+    return bool(_RESTRICT & (set(before) | set(inside)))
 
 
 def _kind(data: Array | Scalar) -> str:
