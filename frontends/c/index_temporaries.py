@@ -8,11 +8,11 @@ is a scalar written in the loop and ``sz`` a parameter of unknown relation to ``
 through their initializers the subscripts are ``u[k * nx * ny + j * nx + i - 1]``, a flat grid's
 (s2s/analysis/flat_grids.py). A declaration is an index temporary when, in its block:
 
-* it declares one variable of an integer type (no pointer, array, ``static`` or ``extern``) with
-  an initializer computed from variables and constants alone (no call, assignment, element,
-  member or dereference);
+* it declares one variable of an integer type of at least ``int``'s width (no pointer, array,
+  ``static`` or ``extern``) with an initializer computed from variables and constants alone (no
+  call, assignment, element, member or dereference);
 * the function never assigns it or takes its address, and every later use of it is inside the
-  subscript of an array access;
+  subscript of an array access or the initializer of another integer variable;
 * the variables of the initializer are locals or parameters whose address the function never
   takes, and no statement after the declaration in the block writes or redeclares any of them
   (so the initializer has the same value wherever the variable is read).
@@ -32,9 +32,9 @@ from pycparser import c_ast
 
 from frontends.c.ast_rewrite import identifiers, rewrite_children, walk
 
-INTEGER_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "size_t", "ssize_t", "ptrdiff_t",
-                 "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-                 "intptr_t", "uintptr_t"}
+# (no ``char`` or ``short``: their conversion of an offset is one the model could not follow)
+INTEGER_WORDS = {"int", "long", "signed", "unsigned", "size_t", "ssize_t", "ptrdiff_t", "int32_t", "int64_t",
+                 "uint32_t", "uint64_t", "intptr_t", "uintptr_t"}
 
 
 def _integer_type(decl: c_ast.Decl) -> c_ast.Typename | None:
