@@ -3,8 +3,9 @@
  * the two iterates swapped by pointer, the residual's norm every few sweeps.
  *
  * Shapes: a flat 3-D grid addressed through an index macro, IDX(i, j, k) = (k*ny + j)*nx + i,
- * and written out in full (k*ny*nx + j*nx + i) in the residual; the extents are function
- * parameters; a sum of squares into a scalar; sqrt; a pointer swap between sweeps.
+ * and in the residual through the point's offset in a local (c = k*sz + j*sy + i) and strides
+ * kept in locals before the loops (sz = nx*ny); the extents are function parameters; a sum of
+ * squares into a scalar; sqrt; a pointer swap between sweeps.
  *
  * usage: poisson3d [N]   (N^3 unknowns, 40 sweeps, default N = 160)
  * stdout: a summary line, then the seconds of the sweeps; stderr: the result dump.
@@ -33,16 +34,14 @@ static void jacobi_sweep(int nx, int ny, int nz, double h2, const double *f, con
 /* ||f + lap(u)||_2 over the interior */
 static double residual_norm(int nx, int ny, int nz, double h2, const double *f, const double *u)
 {
+    const long sy = nx, sz = (long)nx * ny; /* strides of a row and a plane */
     double sum = 0.0;
     /* hot */
     for (int k = 1; k < nz - 1; k++)
         for (int j = 1; j < ny - 1; j++)
             for (int i = 1; i < nx - 1; i++) {
-                double r = f[k * ny * nx + j * nx + i]
-                           + (u[k * ny * nx + j * nx + i - 1] + u[k * ny * nx + j * nx + i + 1]
-                              + u[k * ny * nx + (j - 1) * nx + i] + u[k * ny * nx + (j + 1) * nx + i]
-                              + u[(k - 1) * ny * nx + j * nx + i] + u[(k + 1) * ny * nx + j * nx + i]
-                              - 6.0 * u[k * ny * nx + j * nx + i]) / h2;
+                const long c = k * sz + j * sy + i;
+                double r = f[c] + (u[c - 1] + u[c + 1] + u[c - sy] + u[c + sy] + u[c - sz] + u[c + sz] - 6.0 * u[c]) / h2;
                 sum += r * r;
             }
     return sqrt(sum);
