@@ -99,3 +99,60 @@ def test_sweeps_through_index_temporaries_print_what_gcc_prints(tmp_path, up, nx
         assert any("smooth: SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
         ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
         assert out == ref, (up, target)
+
+
+def _random_program(seed: int) -> str:
+    """Sweeps over a 3-D grid whose points are read through an offset kept in a local and
+    strides kept in locals (some derived from others), over buffers apart, overlapping or the
+    same, with neighbours along every axis."""
+    import random
+
+    r = random.Random(seed)
+    nx, ny, nz = r.randint(3, 9), r.randint(3, 8), r.randint(3, 7)
+    strides = r.choice(["const int sy = nx;\n    const long sz = (long)sy * ny;",
+                        "const long sy = nx, sz = (long)nx * ny;",
+                        "const long sz = (long)ny * nx;\n    const int sy = nx;"])
+    near = ["c", "c - 1", "c + 1", "c - sy", "c + sy", "c - sz", "c + sz", "c + sy + 1"]
+    terms = " + ".join(f"{r.choice(['0.5', '0.25', '-1.0', '2.0'])} * u[{t}]" for t in r.sample(near, r.randint(2, 5)))
+    offset = r.choice(["0", "1", "nx", "nx * ny", "n * 2", "-3"])
+    return textwrap.dedent(f"""\
+        #include <stdio.h>
+        #include <stdlib.h>
+        static void sweep(int nx, int ny, int nz, const double *u, double *v)
+        {{
+            {strides}
+            for (int k = 1; k < nz - 1; k++)
+                for (int j = 1; j < ny - 1; j++)
+                    for (int i = 1; i < nx - 1; i++) {{
+                        const long c = k * sz + j * sy + i;
+                        v[c] = {terms};
+                    }}
+        }}
+        int main(void)
+        {{
+            int nx = {nx}, ny = {ny}, nz = {nz}, n = nx * ny * nz;
+            double *buf = malloc(sizeof(double) * (size_t)(n * 5 + 8));
+            for (int q = 0; q < n * 5 + 8; q++) buf[q] = (double)((q * 7) % 13) - 6.0;
+            double *a = buf + 4;
+            for (int s = 0; s < 3; s++) {{
+                sweep(nx, ny, nz, a, a + n * 3 + ({offset}));
+                sweep(nx, ny, nz, a + n * 3 + ({offset}), a);
+            }}
+            sweep(nx, ny, nz, a + ({offset}), a);
+            for (int q = 0; q < n * 5 + 8; q++) printf("%.17g\\n", buf[q]);
+            return 0;
+        }}
+    """)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_sweeps_through_offsets_print_what_gcc_prints(tmp_path, seed):
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "p.c"
+    path.write_text(_random_program(seed))
+    for target in ("c", "openmp"):
+        result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+        assert any("sweep: SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
+        ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+        assert out == ref, (seed, target)
