@@ -309,3 +309,59 @@ def test_analyze_lists_every_pair(tmp_path):
     src.write_text(_program(PROGRAMS["local pointers"]))
     text = format_text(str(src), analyze_file(str(src), []))
     assert "in/out (local pointer and local pointer)" in text
+
+
+REASSIGNED = """\
+#include <stdio.h>
+static double smooth_into(double *work, int n) {
+    double buf[20001];
+    for (int i = 0; i < 20001; i++) buf[i] = i % 7;
+    if (work == 0) work = buf;
+    for (int i = 0; i < n; i++) buf[i + 1] = work[i] + 1.0;
+    double s = 0; for (int i = 0; i < 20001; i++) s += buf[i] * (i % 5 + 1);
+    return s;
+}
+static void shift_scale(double *restrict x, double *y, int n) {
+    if (y == 0) y = x + 1;
+    for (int i = 0; i < n; i++) y[i] = x[i] + 1.0;
+}
+int main(void) {
+    static double g[20001];
+    for (int i = 0; i < 20001; i++) g[i] = i % 7;
+    shift_scale(g, 0, 20000);
+    double s = 0; for (int i = 0; i < 20001; i++) s += g[i] * (i % 5 + 1);
+    printf("%.10g %.10g\\n", smooth_into(0, 20000), s);
+    return 0;
+}
+"""
+
+
+def test_a_parameter_the_function_assigns_is_checked_for_overlap(tmp_path):
+    """``if (!work) work = buf;`` may point a parameter at the function's own array, and
+    ``y = x + 1`` a plain parameter into a restrict one's: neither is a parameter as the caller
+    passed it, and the loops that read one and write the other run in parallel only where they
+    do not overlap (a recurrence, run in parallel unchecked before)."""
+    result, ref, out = optimized_and_both_outputs(tmp_path / "r.c", REASSIGNED, "openmp")
+    for func in ("smooth_into", "shift_scale"):
+        line = next(ln for ln in result.report if f"{func}: SCoP at" in ln and "optimized" in ln)
+        assert "under a run-time check that pointer arrays do not overlap" in line, line
+    assert out == ref
+
+
+def test_volatile_accesses_are_no_scop(tmp_path):
+    """Each access to a volatile object happens as written, in order: no SCoP reorders them."""
+    code = """
+        volatile double sink[100];
+        void f(volatile double *a, int n) { for (int i = 0; i < n; i++) a[i] = a[i] * 2.0; }
+        void g(int n, const double *b) { for (int i = 0; i < n; i++) sink[i] = b[i] + 1.0; }
+    """
+    src = tmp_path / "v.c"
+    src.write_text(textwrap.dedent(code))
+    from frontends.c import lift_c_file
+    from s2s.analysis import find_scops
+
+    unit, _ = lift_c_file(str(src))
+    for sdfg in unit.functions:
+        obstacles: list = []
+        assert not find_scops(sdfg, obstacles)
+        assert any("volatile" in o.what for o in obstacles), [o.what for o in obstacles]

@@ -44,10 +44,10 @@ def _array_dims(t: c_ast.Node, lift_dim) -> tuple[list[Expr | None], c_ast.Node]
 
 
 def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_param: bool = False,
-                  address_taken: bool = False) -> Data:
+                  address_taken: bool = False, reassigned: bool = False) -> Data:
     """The container that ``decl`` declares (under ``name``). ``lift_dim`` lifts array extents;
     extents it cannot lift are unknown (None). ``address_taken``: the function applies ``&`` to
-    the name somewhere."""
+    the name somewhere; ``reassigned``: a pointer parameter the function assigns."""
     text = declaration_text(decl, name)
 
     def safe_dim(d):
@@ -68,21 +68,22 @@ def container_for(decl: c_ast.Decl, name: str, storage: Storage, lift_dim, is_pa
         spelling = base_type_spelling(inner)
         if spelling is not None:
             return Array(name, scalar_type(spelling), tuple(dims), storage, text,
-                         is_object=storage is not Storage.ARGUMENT)
+                         is_object=storage is not Storage.ARGUMENT, reassigned=reassigned)
     if isinstance(t, c_ast.PtrDecl):
         inner = t.type
         if isinstance(inner, c_ast.ArrayDecl):  # double (*A)[N]
             dims, elem = _array_dims(inner, safe_dim)
             spelling = base_type_spelling(elem)
             if spelling is not None:
-                return Array(name, scalar_type(spelling), (None, *dims), storage, text)
+                return Array(name, scalar_type(spelling), (None, *dims), storage, text, reassigned=reassigned)
         depth = 1
         while isinstance(inner, c_ast.PtrDecl):
             depth += 1
             inner = inner.type
         spelling = base_type_spelling(inner)
         if spelling is not None and spelling != "void":
-            return Array(name, scalar_type(spelling), (None,) * depth, storage, text, row_pointers=depth - 1)
+            return Array(name, scalar_type(spelling), (None,) * depth, storage, text, row_pointers=depth - 1,
+                         reassigned=reassigned)
     # structs, unions, enums, function pointers, void pointers: a scalar the analyses cannot see into
     return Scalar(name, scalar_type(_type_name(t)), storage, text)
 

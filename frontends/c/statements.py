@@ -139,7 +139,7 @@ class FunctionLifter:
             if not isinstance(p, c_ast.Decl) or p.name is None:
                 continue  # (void), or an unnamed parameter
             data = container_for(p, p.name, Storage.ARGUMENT, self._lift_dim, is_param=p.name not in self.written,
-                                 address_taken=p.name in self.address_taken)
+                                 address_taken=p.name in self.address_taken, reassigned=p.name in self.written)
             self.b.add_container(data, param=True)
             self.scopes[0][p.name] = p.name
         # Declarations directly in the body keep their C names: code outside rewritten regions uses them.

@@ -14,6 +14,11 @@ What C does promise, and is used here:
   the function itself may have set to point at it;
 * a ``restrict`` parameter reaches, in the function, no element written through another name that
   is not based on it: other parameters and declared objects (C11 6.7.3.1).
+
+A parameter the function assigns (``if (!work) work = buf;``, ``y = x + 1``) is counted as a
+local pointer: it may point at the function's own objects or be based on a restrict parameter.
+``restrict`` counts where it qualifies the parameter itself (``double *restrict a``, ``double
+a[restrict n]``), not its rows (``double *restrict *rows``).
 """
 from __future__ import annotations
 
@@ -45,7 +50,9 @@ def _is_automatic(data: Array | Scalar) -> bool:
 
 
 def _is_parameter(data: Array | Scalar) -> bool:
-    return data.storage is Storage.ARGUMENT
+    """A parameter that still holds what the caller passed (one the function assigns may point
+    at the function's own objects, or be based on a restrict parameter)."""
+    return data.storage is Storage.ARGUMENT and not (isinstance(data, Array) and data.reassigned)
 
 
 _RESTRICT = {"restrict", "__restrict", "__restrict__"}

@@ -308,6 +308,9 @@ def _writes_of(node: ControlNode) -> set[str]:
     return out
 
 
+_VOLATILE = re.compile(r"\bvolatile\b")
+
+
 class _Checker:
     """Decides whether a subtree can be part of a SCoP and collects the names its affine
     expressions use."""
@@ -367,6 +370,8 @@ class _Checker:
                     names.add(n.name)  # loop variables and symbols used as values
         for e in block.graph.edges:
             data = self.containers.get(e.data)
+            if isinstance(data, (Array, Scalar)) and _VOLATILE.search(data.declaration or ""):
+                raise _Reject(f"volatile {e.data} (each access happens as written, in order)", block)
             if isinstance(data, Array):
                 for s in e.subset:
                     if not isinstance(s, (ex.Const, Sym, ex.Binary, ex.Unary, ex.Ternary, ex.Cast, ex.Call)):

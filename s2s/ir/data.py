@@ -43,6 +43,9 @@ class Array:
     # How many leading subscripts select a pointer loaded from memory (``float **rows``: 1). Rows
     # reached so may overlap one another, which the model cannot see.
     row_pointers: int = 0
+    # a pointer parameter the function assigns (``if (!work) work = buf;``): it may point
+    # anywhere, a local array of the function's included, as a local pointer may
+    reassigned: bool = False
 
     @property
     def rank(self) -> int:
