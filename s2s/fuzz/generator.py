@@ -13,9 +13,9 @@ What is drawn, and why each is there:
 * ``C[i][j] += A[i][k] * B[k][j]``, also through a scalar per cell (``s = 0; s += ..; C[i][j] = s``,
   expanded into a matrix): the matrix-multiply kernels, which promise bit-exact results;
 * Gauss-Seidel sweeps in place (``A[i][j]`` from its new left neighbour): lagged copies;
-* arrays as globals, as array parameters, as flat pointers with linearized subscripts (constant or
-  parameter leading dimensions, 3-D grids whose planes are products of two parameters), and
-  several pointer views of one buffer (aliasing);
+* arrays as globals, as array parameters, as flat pointers (some ``restrict``) with linearized
+  subscripts (constant or parameter leading dimensions, 3-D grids whose planes are products of
+  two parameters), and several pointer views of one buffer (aliasing);
 * int (masked to stay small: no signed overflow), unsigned (wraps), float and double elements;
 * a big parameter (4096+) on single loops, where OpenMP versioning on the trip count switches;
 * small tile sizes and other fusion policies, so tiles have edges at these small sizes, and mostly
@@ -235,7 +235,8 @@ class _Draft:
         names = iter("ABCDEFGH")
         for _ in range(r.randint(2, 5)):
             kind = r.choices(("global", "param", "ptr"), (3, 3, 2))[0]
-            self._add_array(next(names), r.choice(types), kind)
+            extra = {"restrict": r.random() < 0.3} if kind == "ptr" else {}
+            self._add_array(next(names), r.choice(types), kind, **extra)
         if r.random() < 0.3:
             ctype = r.choice(types)
             buf = Array("buf", ctype, "buffer")

@@ -307,6 +307,7 @@ class Array:
     buffer: str = ""  # view: the array whose storage it points into
     offset: int = 0  # view: element offset into the buffer
     view_kind: str = ""  # view: local | param | global
+    restrict: bool = False  # ptr: declared ``T *restrict name`` (its storage is its own)
 
 
 @dataclass(frozen=True)

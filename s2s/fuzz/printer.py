@@ -60,7 +60,7 @@ def to_c(program: Program, header: str = "") -> str:
             params.append(f"{a.ctype} {a.name}{''.join(f'[{d}]' for d in a.dims)}")
             call.append(storage_name(a))
         elif a.kind == "ptr":
-            params.append(f"{a.ctype} *{a.name}")
+            params.append(f"{a.ctype} *{'restrict ' if a.restrict else ''}{a.name}")
             call.append(storage_name(a))
         elif a.kind == "view" and a.view_kind == "param":
             params.append(f"{a.ctype} *{a.name}")
