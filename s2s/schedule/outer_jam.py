@@ -38,12 +38,13 @@ def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: is
     """The rows of ``sched`` (``times``: it as a map to one time space) that are a band of their
     own, around loops of statements that carry a chain moving with them, with, for each, the
     statements it may not be unrolled and jammed over (in a dependence it carries that runs
-    backward on the dimensions after it). A row is shared by the groups of statements that the
-    rows before it set apart, and such a dependence joins two statements of one group: the
-    other groups may be jammed."""
+    backward on the dimensions after it, or jammed already with a row found before). A row is
+    shared by the groups of statements that the rows before it set apart, and such a dependence
+    joins two statements of one group: the other groups may be jammed."""
     rows = sched.rows
     bands = {b[0]: len(b) for b in sched.bands()}
     found = []
+    outer: list[tuple[int, frozenset[str], frozenset[str]]] = []   # (row, blocked, its statements)
     for k, row in enumerate(rows):
         if row.kind != "hyperplane" or bands.get(k, 1) != 1 or (row.band >= 0 and k not in bands):
             continue
@@ -55,8 +56,12 @@ def jammable_rows(scop: Scop, deps: Dependences, sched: PlutoSchedule, times: is
                 blocked = frozenset(_backward_inside(deps, times, k))
         except isl.Error:   # (too dear to prove: none of its statements is jammed)
             blocked = frozenset(st.name for st in under)
+        # (not inside a jam of a loop around it: its copies would reorder the loops inside that
+        # one's, whose dependences were found forward in their own order)
+        blocked |= frozenset().union(*(jammed - outer_blocked for _, outer_blocked, jammed in outer))
         if any(may_jam(((k, blocked),), rows, row, group) for group in groups_apart(rows, k, under)):
             found.append((k, blocked))
+            outer.append((k, blocked, frozenset(st.name for st in under)))
     return tuple(found)
 
 
