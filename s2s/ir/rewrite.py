@@ -46,10 +46,10 @@ def replace_run(root: Sequence, parent_id: str, first_id: str, count: int, new: 
 def mentioned_names(node: ControlNode) -> Iterator[str]:
     """Every name a subtree refers to (reads or writes), including inside opaque text."""
     for n in walk(node):
-        yield from _own_names(n)
+        yield from own_names(n)
 
 
-def _own_names(n: ControlNode) -> Iterator[str]:
+def own_names(n: ControlNode) -> Iterator[str]:
     """The names one node refers to itself, not through its children."""
     if isinstance(n, (For,)):
         yield n.var
@@ -94,7 +94,7 @@ def free_names(node: ControlNode) -> set[str]:
             if isinstance(child, Declare):
                 declared.add(child.name)
         return out
-    own = set(_own_names(node))
+    own = set(own_names(node))
     for child in child_nodes(node):
         own |= free_names(child)
     if isinstance(node, Declare) or isinstance(node, Map) or (isinstance(node, For) and node.declares_var):

@@ -18,8 +18,10 @@ import islpy as isl
 
 from s2s.analysis.dependences import conflicting_arrays
 from s2s.analysis.reductions import loop_reductions, reducible
-from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, For, IfElse, Map, Schedule, Sequence, walk
-from s2s.ir.rewrite import free_names, map_sequences
+from s2s.ir import SDFG, VERSION_TEST_PREFIX, ControlNode, Declare, For, IfElse, Map, Schedule, Sequence, walk
+from s2s.ir import expr as ex
+from s2s.ir.control import child_nodes
+from s2s.ir.rewrite import free_names, map_sequences, own_names
 from s2s.schedule.codegen import loop_as_map
 from s2s.time_limit import isl_operation_limit
 from s2s.transforms.verify_parallel import CROSS_CHECK_OPERATIONS, probe_scops, proven_parallel
@@ -46,13 +48,34 @@ def _innermost(node) -> bool:
     return isinstance(node, For) and not any(isinstance(n, (For, Map)) for n in walk(node.body))
 
 
+def _read_outside_their_loops(body: ControlNode) -> set[str]:
+    """The variables that ``body`` (a function's) mentions outside every loop counting with
+    them (and outside their declarations): a Map's own variable may stand for any other, whose
+    value after a loop no code reads before a loop sets it again."""
+    out: set[str] = set()
+
+    def visit(node: ControlNode, counting: frozenset[str]) -> None:
+        if isinstance(node, For):   # (its first value is read before it counts: ``k = k``)
+            out.update(name for name in ex.names(node.init) if name not in counting)
+            counting = counting | {node.var}
+            out.update(name for e in (node.cond, node.update) for name in ex.names(e) if name not in counting)
+        elif not isinstance(node, Declare):
+            out.update(name for name in own_names(node) if name not in counting)
+        for child in child_nodes(node):
+            visit(child, counting)
+
+    visit(body, frozenset())
+    return out
+
+
 def _marked(sdfg: SDFG, seq: Sequence, reassociate: bool) -> Sequence:
     originals: dict[str, For] = {}
     # A Map declares its variable: a loop counting with one of the function's may become one only
-    # where nothing outside such loops reads that variable (its value after the loop is lost).
+    # where nothing outside such loops reads that variable, in this region or after it (its value
+    # after the loop is lost).
     own = map_sequences(seq, lambda s: dataclasses.replace(s, children=tuple(
         dataclasses.replace(c, declares_var=True) if _innermost(c) else c for c in s.children)))
-    read_outside = free_names(own)
+    read_outside = free_names(own) | _read_outside_their_loops(sdfg.body)
 
     def fn(s: Sequence) -> Sequence:
         children = []
