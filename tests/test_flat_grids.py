@@ -35,14 +35,27 @@ def test_nested_and_expanded_subscripts_split_alike():
 
 
 def test_the_inner_extent_is_read_from_another_subscript():
-    # ``k * ny * nx`` alone does not say which extent is the inner one; ``j * nx`` does
-    assert _layout("k * ny * nx + i") is None
-    layout = _layout("k * ny * nx + i", "k * ny * nx + j * nx + i")
+    # expanded, ``k * ny * nx`` alone does not say which extent is the inner one; as written, the
+    # last factor is; ``j * nx`` in another subscript says it too
+    assert _layout("k * ny * nx + i") == GridLayout(("ny", "nx"))
+    assert _layout("k * nx * ny + i") == GridLayout(("nx", "ny"))
+    layout = _layout("nx * ny * k + i", "k * ny * nx + j * nx + i")
     assert [polynomial(e) for e in layout.split(parse_expr("k * ny * nx + i"))] == [{("k",): 1}, {}, {("i",): 1}]
 
 
+def test_a_boundary_plane_reads_its_extents_as_written():
+    # ``IDX(i, 0, k)`` expands to ``k * ny * nx + i``: the macro's nesting says which extent is inner
+    assert _layout("((k) * ny + (0)) * nx + (i)") == GridLayout(("ny", "nx"))
+    layout = GridLayout(("ny", "nx"))
+    last_row = parse_expr("(k * ny + ny - 1) * nx + i")
+    # read as a step of k (k + 1, j = -1), or as the last row (k, j = ny - 1)
+    assert [polynomial(e) for e in layout.split(last_row)] == [{("k",): 1, (): 1}, {(): -1}, {("i",): 1}]
+    assert [polynomial(e) for e in layout.split(last_row, frozenset({"ny"}))] == [
+        {("k",): 1}, {("ny",): 1, (): -1}, {("i",): 1}]
+
+
 @pytest.mark.parametrize("texts", [["i * nx + j"], ["(k * ny + j) * nx + i", "(k * nx + j) * ny + i"],
-                                   ["(k * ny + j * j) * nx + i"], ["k * ny * nx * nx + i"], ["(k * ny + j) * nx / 2"]])
+                                   ["(k * ny + j * j) * nx + i"], ["k * ny * nx + j * nz + i"], ["(k * ny + j) * nx / 2"]])
 def test_other_subscripts_are_not_grids(texts):
     assert _layout(*texts) is None
 
@@ -129,6 +142,56 @@ def test_random_grid_sweeps_print_what_gcc_prints(tmp_path, seed):
         assert any("SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
         ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
         assert out == ref, (seed, target)
+
+
+BOUNDARIES = """\
+#include <stdio.h>
+#include <stdlib.h>
+#define IDX(i, j, k) (((k) * ny + (j)) * nx + (i))
+static void steps(int nx, int ny, int nz, int t, double *u, double *v)
+{
+    for (int s = 0; s < t; s++) {
+        for (int k = 0; k < nz; k++)
+            for (int i = 0; i < nx; i++) {
+                u[IDX(i, 0, k)] = u[IDX(i, 1, k)];
+                u[(k * ny + ny - 1) * nx + i] = u[IDX(i, ny - 2, k)];
+            }
+        for (int k = 1; k < nz - 1; k++)
+            for (int j = 1; j < ny - 1; j++)
+                for (int i = 1; i < nx - 1; i++)
+                    v[IDX(i, j, k)] = 0.25 * (u[IDX(i - 1, j, k)] + u[IDX(i + 1, j, k)] + u[IDX(i, j - 1, k)]
+                                      + u[IDX(i, j + 1, k)]) + 0.5 * u[IDX(i, j, k - 1)] - 0.5 * u[IDX(i, j, k + 1)];
+        for (int k = 1; k < nz - 1; k++)
+            for (int j = 1; j < ny - 1; j++)
+                for (int i = 1; i < nx - 1; i++)
+                    u[IDX(i, j, k)] = v[IDX(i, j, k)];
+    }
+}
+int main(void)
+{
+    int nx = 23, ny = 19, nz = 17, n = nx * ny * nz;
+    double *u = malloc(n * sizeof *u), *v = calloc(n, sizeof *v);
+    for (int q = 0; q < n; q++) u[q] = (q * 7 % 13) / 13.0;
+    steps(nx, ny, nz, 4, u, v);
+    for (int q = 0; q < n; q++) printf("%.17g\\n", u[q]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_boundary_rows_and_the_sweep_are_one_scop(tmp_path, target):
+    """The time loop holds copies into the boundary rows (``j = 0`` and ``j = ny - 1``) and the
+    sweep: one SCoP, tiled, beside gcc's build."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "b.c"
+    path.write_text(BOUNDARIES)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+    line = next(ln for ln in result.report if "steps: SCoP at" in ln)
+    assert "4 statements" in line and "optimized" in line, line
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    assert out == ref
 
 
 def test_one_sweep_over_a_grid_streams_untiled(tmp_path):

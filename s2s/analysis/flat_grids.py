@@ -26,15 +26,18 @@ class GridLayout:
 
     extents: tuple[str, ...]
 
-    def split(self, e: ex.Expr) -> tuple[ex.Expr, ...] | None:
+    def split(self, e: ex.Expr, inside: frozenset[str] = frozenset()) -> tuple[ex.Expr, ...] | None:
         """``e``'s indices in this layout (None where ``e`` is not of its form: an index that is
-        not affine once the extents are taken out)."""
+        not affine once the extents are taken out). An extent alone among the terms (``-nx`` of
+        ``(j - 1) * nx``) is a step of the index outside it, or for the extents in ``inside``,
+        part of the index it is next to (``(k * ny + ny - 1) * nx + i``: the last row, j = ny -
+        1)."""
         poly = polynomial(e)
         if poly is None:
             return None
         indices: list[dict[Monomial, int]] = []
         for extent in reversed(self.extents):
-            outer, index = _peel(poly, extent)
+            outer, index = _peel(poly, extent, extent in inside)
             if not _affine(index):
                 return None
             indices.append(index)
@@ -63,6 +66,7 @@ def grid_layout(subscripts: Iterable[ex.Expr], params: tuple[str, ...]) -> GridL
         found = _extents(e, params)
         if found is None:
             return None
+        found = max(found, _written_extents(e, params), key=len)
         if len(found) > (0 if layout is None else len(layout.extents)):
             layout = GridLayout(found)
     if layout is None or len(layout.extents) < 2:
@@ -92,13 +96,40 @@ def _extents(e: ex.Expr, params: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(reversed(extents))
 
 
-def _peel(poly: dict[Monomial, int], extent: str) -> tuple[dict[Monomial, int], dict[Monomial, int]]:
+def _written_extents(e: ex.Expr, params: tuple[str, ...]) -> tuple[str, ...]:
+    """The extents ``e`` shows by the way it is written, from the outermost in: ``(k * ny + j) *
+    nx + i`` (an ``IDX(i, j, k)`` macro's) multiplies by ``nx`` last, whatever ``j`` is (``0``
+    at a boundary, where the expanded terms alone do not tell ``nx`` from ``ny``)."""
+    terms: list[ex.Expr] = []
+
+    def flatten(x: ex.Expr) -> None:
+        if isinstance(x, ex.Binary) and x.op in "+-":
+            flatten(x.lhs)
+            terms.append(x.rhs)
+        elif isinstance(x, ex.Cast):
+            flatten(x.operand)
+        else:
+            terms.append(x)
+
+    flatten(e)
+    factors = {side.name for t in terms if isinstance(t, ex.Binary) and t.op == "*"
+               for side in (t.lhs, t.rhs) if isinstance(side, ex.Sym) and side.name in params}
+    if len(factors) != 1:
+        return ()
+    extent = factors.pop()
+    outer = [other for t in terms if isinstance(t, ex.Binary) and t.op == "*"
+             for side, other in ((t.rhs, t.lhs), (t.lhs, t.rhs)) if side == ex.Sym(extent)]
+    return (*max((_written_extents(o, params) for o in outer), key=len, default=()), extent)
+
+
+def _peel(poly: dict[Monomial, int], extent: str,
+          alone_inside: bool = False) -> tuple[dict[Monomial, int], dict[Monomial, int]]:
     """``poly`` as ``outer * extent + index``: the terms with ``extent`` (one factor of it taken
-    out), and the others."""
+    out), and the others (with ``alone_inside``, ``extent`` alone too)."""
     outer: dict[Monomial, int] = {}
     index: dict[Monomial, int] = {}
     for m, c in poly.items():
-        if extent in m:
+        if extent in m and not (alone_inside and m == (extent,)):
             k = m.index(extent)
             rest = m[:k] + m[k + 1:]
             outer[rest] = outer.get(rest, 0) + c

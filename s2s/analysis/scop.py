@@ -8,6 +8,7 @@ declaration code generation hoists.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -794,10 +795,7 @@ class _Model:
                                 self.delinearized[data])
             subset = (outer, inner)
         elif data in self.grids:
-            layout = self.grids[data]
-            subset = layout.split(subset[0])
-            for extent, index in zip(layout.extents, subset[1:]):
-                self._assume_inside(b, domain, b.pw_aff(index), b.var(extent), data, extent)
+            subset = self._grid_indices(b, domain, data, subset[0])
         if not subset:
             target = isl.Set.universe(isl.Space.create_from_names(CTX, set=[], params=list(self.params))).set_tuple_name(data)
             return isl.Map.from_domain_and_range(domain, target)
@@ -806,6 +804,30 @@ class _Model:
             part = isl.Map.from_pw_aff(b.pw_aff(s))
             m = part if m is None else m.flat_range_product(part)
         return m.set_tuple_name(isl.dim_type.out, data).intersect_domain(domain)
+
+    def _grid_indices(self, b: AffineBuilder, domain: isl.Set, data: str, e: ex.Expr) -> tuple[ex.Expr, ...]:
+        """The indices of ``data[e]`` in its grid's layout, each inside its extent on ``domain``
+        (known or assumed): an extent alone in ``e`` read as a step outside (``(j - 1) * nx``) or,
+        where that leaves an index outside, as part of the index (``(k * ny + ny - 1) * nx``,
+        the last row)."""
+        layout = self.grids[data]
+        assumed = self.assumed
+        readings = [frozenset(c) for k in range(len(layout.extents) + 1)
+                    for c in itertools.combinations(layout.extents, k)]
+        for inside in readings:
+            try:
+                return self._inside_grid(b, domain, data, layout.split(e, inside))
+            except NotAffine:
+                self.assumed = assumed   # (what one reading assumed does not hold for the next)
+                if inside == readings[-1]:
+                    raise
+        raise NotAffine(f"{data}: cannot delinearize")
+
+    def _inside_grid(self, b: AffineBuilder, domain: isl.Set, data: str,
+                     indices: tuple[ex.Expr, ...]) -> tuple[ex.Expr, ...]:
+        for extent, index in zip(self.grids[data].extents, indices[1:]):
+            self._assume_inside(b, domain, b.pw_aff(index), b.var(extent), data, extent)
+        return indices
 
     def _assume_inside(self, b: AffineBuilder, domain: isl.Set, index: isl.PwAff, extent: isl.PwAff, data: str,
                        what: str) -> None:
