@@ -814,14 +814,12 @@ class _Model:
         assumed = self.assumed
         readings = [frozenset(c) for k in range(len(layout.extents) + 1)
                     for c in itertools.combinations(layout.extents, k)]
-        for inside in readings:
+        for inside in readings[:-1]:
             try:
                 return self._inside_grid(b, domain, data, layout.split(e, inside))
             except NotAffine:
                 self.assumed = assumed   # (what one reading assumed does not hold for the next)
-                if inside == readings[-1]:
-                    raise
-        raise NotAffine(f"{data}: cannot delinearize")
+        return self._inside_grid(b, domain, data, layout.split(e, readings[-1]))
 
     def _inside_grid(self, b: AffineBuilder, domain: isl.Set, data: str,
                      indices: tuple[ex.Expr, ...]) -> tuple[ex.Expr, ...]:
