@@ -156,3 +156,39 @@ def test_random_sweeps_through_offsets_print_what_gcc_prints(tmp_path, seed):
         assert any("sweep: SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
         ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
         assert out == ref, (seed, target)
+
+
+ROWS = """\
+#include <stdio.h>
+static void smooth(int nx, int ny, const double *u, double *v)
+{
+    for (int j = 1; j < ny - 1; j++) {
+        int row = j * nx;
+        for (int i = 1; i < nx - 1; i++)
+            v[row + i] = u[row + i - nx] + 0.5 * u[row + i + nx] - u[row + i - 1];
+    }
+}
+int main(void)
+{
+    static double g[4000];
+    for (int q = 0; q < 4000; q++) g[q] = (q * 7) % 11 - 5.0;
+    smooth(37, 29, g, g + 37 * 29 + 3);
+    smooth(37, 29, g + 1, g);
+    for (int q = 0; q < 4000; q++) printf("%.17g\\n", g[q]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_a_row_offset_kept_in_the_outer_loop(tmp_path, target):
+    """``int row = j * nx;`` before the loop over a row, read as ``(int)(j * nx)``: the 2-D
+    reading of ``v[row + i]`` sees through the conversion."""
+    from s2s.driver.pipeline import PipelineOptions, optimize_c_file
+
+    path = tmp_path / "r.c"
+    path.write_text(ROWS)
+    result = optimize_c_file(str(path), [], PipelineOptions(mode="pluto", target=target, profitability=False))
+    assert any("smooth: SCoP at" in ln and "optimized" in ln for ln in result.report), result.report
+    ref, out = outputs_of_both_builds(path, result.source, openmp=target == "openmp")
+    assert out == ref

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from s2s.analysis.affine import CTX, AffineBuilder, NotAffine
+from s2s.analysis.affine import CTX, INT_CASTS, AffineBuilder, NotAffine
 from s2s.analysis.channels import split_channels
 from s2s.analysis.flat_grids import GridLayout, grid_layout
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
@@ -162,6 +162,8 @@ def split_linearized(e: ex.Expr, params: tuple[str, ...]):
             flatten(x.rhs, sign if x.op == "+" else -sign)
         elif isinstance(x, ex.Unary) and x.op == "-":
             flatten(x.operand, -sign)
+        elif isinstance(x, ex.Cast) and " ".join(x.type.split()) in INT_CASTS:
+            flatten(x.operand, sign)   # (an index temporary's ``(int)(j * nx)``, as the model reads casts)
         else:
             terms.append((sign, x))
 
