@@ -8,9 +8,9 @@ is a scalar written in the loop and ``sz`` a parameter of unknown relation to ``
 through their initializers the subscripts are ``u[k * nx * ny + j * nx + i - 1]``, a flat grid's
 (s2s/analysis/flat_grids.py). A declaration is an index temporary when, in its block:
 
-* it declares one variable of an integer type of at least ``int``'s width (no pointer, array,
+* it declares one variable of a signed integer type of at least ``int``'s width (no pointer, array,
   ``static`` or ``extern``) with an initializer computed from variables and constants alone (no
-  call, assignment, element, member or dereference);
+  call, assignment, element, member or dereference; conversions only to such types);
 * the function never assigns it or takes its address, and every later use of it is inside the
   subscript of an array access or the initializer of another integer variable;
 * the variables of the initializer are locals or parameters whose address the function never
@@ -32,9 +32,9 @@ from pycparser import c_ast
 
 from frontends.c.ast_rewrite import identifiers, rewrite_children, walk
 
-# (no ``char`` or ``short``: their conversion of an offset is one the model could not follow)
-INTEGER_WORDS = {"int", "long", "signed", "unsigned", "size_t", "ssize_t", "ptrdiff_t", "int32_t", "int64_t",
-                 "uint32_t", "uint64_t", "intptr_t", "uintptr_t"}
+# (signed, no ``char`` or ``short``: the model reads the conversion to the variable's type as the
+# value converted, which wrapping to an unsigned or narrow type would not keep)
+INTEGER_WORDS = {"int", "long", "signed", "ssize_t", "ptrdiff_t", "int32_t", "int64_t", "intptr_t"}
 
 
 def _integer_type(decl: c_ast.Decl) -> c_ast.Typename | None:
@@ -91,15 +91,30 @@ def _uses_inside_subscripts(name: str, items: list[c_ast.Node]) -> bool:
     return ok
 
 
+# conversions of an integer value that keep it (to a signed type as wide as ``int`` or wider):
+# the model reads conversions as the value they convert, which ``(unsigned)`` of a negative is not
+_KEEPING = {"int", "signed", "signed int", "long", "long int", "long long", "long long int", "signed long",
+            "ptrdiff_t", "ssize_t", "intptr_t", "int32_t", "int64_t"}
 _VALUE_NODES = (c_ast.ID, c_ast.Constant, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl, c_ast.IdentifierType,
                 c_ast.BinaryOp, c_ast.TernaryOp)
 
 
 def _reads_no_memory(init: c_ast.Node) -> bool:
     """Whether ``init`` computes from variables and constants alone (no element, member or
-    dereference, whose value a store through a pointer could change)."""
-    return all(isinstance(n, _VALUE_NODES) or isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+", "~", "!")
-               for n in walk(init))
+    dereference, whose value a store through a pointer could change), converting only to
+    signed types at least as wide as ``int``."""
+    for n in walk(init):
+        if isinstance(n, c_ast.Cast) and " ".join(getattr(n.to_type.type.type, "names", ["?"])) not in _KEEPING:
+            return False
+        if not (isinstance(n, _VALUE_NODES) or isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+")):
+            return False
+    return True
+
+
+def _one_name(init: c_ast.Node) -> bool:
+    while isinstance(init, c_ast.Cast):
+        init = init.expr
+    return isinstance(init, c_ast.ID)
 
 
 def _used(name: str, items: list[c_ast.Node]) -> bool:
@@ -125,6 +140,8 @@ def index_temporaries_in_block(items: list[c_ast.Node], written_in_function: set
         typename = _integer_type(item)
         if typename is None or not _reads_no_memory(item.init):
             continue
+        if not read_anywhere and _one_name(item.init):
+            continue   # (a copy, ``const long n2 = (long)n;``: the model has the name either way)
         read = identifiers(item.init)
         if not all(name in fixed_here - {item.name} or is_local(name) for name in read):
             continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from s2s.analysis.affine import CTX, INT_CASTS, AffineBuilder, NotAffine
-from s2s.analysis.channels import split_channels
+from s2s.analysis.channels import expression_of, polynomial, split_channels
 from s2s.analysis.flat_grids import GridLayout, grid_layout
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
@@ -541,8 +541,8 @@ def _build(sdfg: SDFG, parent: Sequence, nodes: tuple[ControlNode, ...], names: 
 
 def _fixed_values(sdfg: SDFG, params: Iterable[str]) -> dict[str, ex.Expr]:
     """The values of those ``params`` that are locals keeping the value they were declared with
-    (``SDFG.fixed_values``), in terms of names that are not such locals; only those whose value
-    reads integer scalars alone."""
+    (``SDFG.fixed_values``), in terms of names that are not such locals, as sums of products;
+    only those whose value reads signed integer scalars alone."""
     fixed = dict(sdfg.fixed_values)
     containers = sdfg.container_map
     out: dict[str, ex.Expr] = {}
@@ -555,8 +555,10 @@ def _fixed_values(sdfg: SDFG, params: Iterable[str]) -> dict[str, ex.Expr]:
         if value is None or any(isinstance(n, Sym) and n.name in fixed for n in ex.walk(value)):
             continue
         names = {n.name for n in ex.walk(value) if isinstance(n, Sym)}
-        if all(isinstance(containers.get(n), (Scalar, Symbol)) and containers[n].dtype.is_integer for n in names):
-            out[p] = value
+        poly = polynomial(value)
+        if poly is not None and all(isinstance(containers.get(n), (Scalar, Symbol))
+                                    and containers[n].dtype.kind is TypeKind.SIGNED for n in names):
+            out[p] = expression_of(poly)   # (its conversions widen signed values: the value itself)
     return out
 
 
