@@ -141,6 +141,7 @@ void ints(int n, const int *a, const unsigned *b, long long *out) {
     r += x > (int)y ? x : (int)y;
     r += (signed char)x + (unsigned char)y + (short)(x * 3) + (unsigned short)y;
     r += (int64_t)x * (int64_t)x - (uint64_t)y * 3u;
+    r += x - (y > 7u) - 3 * (x < 0);   /* (a compare sign-extended: true is -1) */
     out[i] = r;
   }
 }
@@ -181,6 +182,7 @@ def test_integer_and_floating_point_operations(tmp_path):
     """Signed and unsigned division, remainders, shifts and compares, narrow types, casts both
     ways, math calls and intrinsics, compares with NaN: as gcc's build of the C computes them."""
     assert_lifted_prints_the_same(tmp_path, OPERATIONS, OPERATIONS_MAIN)
+    assert "sext i1" in (tmp_path / "kernels.ll").read_text()
 
 
 REFUSED = """

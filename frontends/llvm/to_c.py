@@ -1227,6 +1227,8 @@ class _Writer:
         source = i.operands[0]
         value = self._expr(source)
         to = self._ctype(i.type, i.name or "a cast")
+        if source.type == "i1" and i.opcode in ("sext", "sitofp"):
+            return f"({to})-({value})"   # (a true i1 extends to all ones: -1)
         if i.opcode in ("zext", "uitofp", "fptoui"):
             if i.opcode == "zext" and source.type == "i1":
                 return f"({to}){value}"
