@@ -9,6 +9,7 @@ import pytest
 from c_build import optimized_and_both_outputs
 from frontends.c import lift_c_file
 from s2s.analysis import find_scops
+from s2s.ir import ExprPrinter
 from s2s.transforms.temporaries import substitute_temporaries
 
 PROGRAM = """
@@ -73,6 +74,39 @@ static void kernel(void)
     }
 }
 """,
+    "a value chosen by an if, and a chain of temporaries": """
+static void kernel(void)
+{
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      double t;
+      if (i < 3 * j)
+        t = v[i][j] * 2.0;
+      else
+        t = v[i][j] - mean[j];
+      double d = t - mean[j];
+      double e = d * d;
+      w[i][j] = e + 0.5 * t;
+    }
+}
+""",
+    "an element read into a local and updated": """
+static void kernel(void)
+{
+  for (int i = 1; i < R; i++)
+    for (int j = 1; j < C; j++) {
+      double x = v[i][j];
+      v[i][j] = x > v[i - 1][j] ? x : v[i - 1][j];
+      double y;
+      if (i > j)
+        y = v[i][j - 1] + v[i][j];
+      else
+        y = v[i][j];
+      v[i][j] = 0.5 * (v[i][j] + y);
+      w[i][j] = v[i][j];
+    }
+}
+""",
 }
 
 
@@ -110,12 +144,46 @@ def test_a_pixel_alpha_read_by_each_channel_is_written_in(tmp_path):
     assert found is not None and found.note == "al written into where it is read"
 
 
+def test_an_element_read_into_a_local_before_its_update_is_written_in(tmp_path):
+    """``x = a[i][j]; a[i][j] = 2 * x``: nothing writes ``a`` between the two, so the update
+    reads the element itself (clang's way of keeping it in a register, lifted from LLVM IR)."""
+    found = _substituted(tmp_path, "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n"
+                                   "    double x = a[i][j];\n    a[i][j] = x * 2.0;\n  }\n")
+    assert found is not None and found.note == "x written into where it is read"
+
+
+def test_the_value_of_an_if_is_written_in_as_a_conditional(tmp_path):
+    """``if (c) t = e1; else t = e2;``: its reader computes ``c ? e1 : e2``, and the if and the
+    scalar that ordered every iteration are gone; a value of ``t`` read by the next temporary
+    (``d``) is written in the round after."""
+    found = _substituted(tmp_path, "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n"
+                                   "    double t;\n    if (i < j)\n      t = a[i][j] * 2.0;\n    else\n"
+                                   "      t = a[i][j] + 1.0;\n    double d = t + 1.0;\n    c[i][j] = d * d;\n  }\n")
+    assert found is not None and found.note == "d, t written into where they are read"
+    assert len(found.scop.statements) == 1 and found.scop.declared == ()
+    (statement,) = found.scop.statements
+    (tasklet,) = [n for n in statement.block.graph.nodes if hasattr(n, "expr")]
+    assert "?" in ExprPrinter().print(tasklet.expr)
+
+
 @pytest.mark.parametrize("body", [
     # written twice
     "for (int i = 0; i < n; i++) {\n  double d = a[i][0];\n  d = d + b[i];\n  c[i][0] = d;\n}\n",
-    # what it reads is written in the SCoP
+    # what it reads is written between it and its reader
     "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n    double d = a[i][j];\n"
-    "    a[i][j] = d * 2.0;\n  }\n",
+    "    a[i][j] = 0.0;\n    c[i][j] = d * 2.0;\n  }\n",
+    # ... or its reader is in a loop inside its own
+    "for (int i = 0; i < n; i++) {\n  double d = a[i][0];\n  for (int j = 0; j < m; j++)\n"
+    "    a[i][j] = d * 2.0;\n}\n",
+    # an if's value whose branches read what the reader does not touch (b[-1])
+    "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n    double t;\n"
+    "    if (j > 0)\n      t = b[j - 1];\n    else\n      t = 0.0;\n    c[i][j] = t;\n  }\n",
+    # an if's value on a branch of several statements
+    "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n    double t;\n"
+    "    if (i < j) {\n      t = b[j];\n      c[i][j] = 1.0;\n    } else\n      t = 0.0;\n    a[i][j] = t;\n  }\n",
+    # an if's value whose branches read what is written between them and the reader
+    "for (int i = 0; i < n; i++)\n  for (int j = 0; j < m; j++) {\n    double t;\n"
+    "    if (i < j)\n      t = a[i][j];\n    else\n      t = 1.0;\n    a[i][j] = 0.0;\n    c[i][j] = t;\n  }\n",
     # a call, read twice
     "for (int i = 0; i < n; i++) {\n  double e = exp(a[i][0]);\n  c[i][0] = e * e;\n}\n",
     # read in a loop inside its own, where its value is a call's
@@ -133,6 +201,7 @@ void f(int n) {
     long last = 0;
     for (long i = 0; i < n; i++) { a[i] = a[i] * 2 + i; last = i + 1; }
     const int k = (int)last;   /* a const local the rewritten region declares first */
+    for (long i = 0; i < n; i++) a[i] += k;
     double d = (double)k;
     g = d;
   }
