@@ -147,3 +147,56 @@ def test_an_element_kept_apart_from_those_the_loop_walks(tmp_path, bound):
     gen = tmp_path / "prefix.opt.c"
     gen.write_text(result.source)
     assert _output(gen, tmp_path / "opt", []) == _output(src, tmp_path / "ref", []), kernel
+
+
+
+# an interval table of a dynamic program, updated in place: best split over k
+INTERVALS = r"""
+#include <stdio.h>
+#define N 157
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+void intervals(long n, const signed char *w, int t[][N]) {
+  for (long i = n - 1; i >= 0; i--)
+    for (long j = i + 1; j < n; j++) {
+      t[i][j] = MAX(t[i][j], t[i][j - 1] - (w[i] + w[j] > 4));
+      int bonus;
+      if (i < j - 1)
+        bonus = t[i + 1][j - 1] + (w[i] * w[j] > 2);
+      else
+        bonus = t[i + 1][j - 1];
+      t[i][j] = MAX(t[i][j], bonus);
+      for (long k = i + 1; k < j; k++)
+        t[i][j] = MAX(t[i][j], t[i][k] + t[k + 1][j] - 2);
+    }
+}
+int main(void) {
+  static int t[N][N];
+  static signed char w[N];
+  for (int i = 0; i < N; i++) {
+    w[i] = (signed char)((i * 5 + 3) % 4);
+    for (int j = 0; j < N; j++) t[i][j] = (i * 13 + j * 7) % 11;
+  }
+  intervals(N, w, t);
+  long s = 0;
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += (long)t[i][j] * (i + 3 * j + 1);
+  printf("%ld %d\n", s, t[0][N - 1]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_an_update_beside_reads_of_its_own_array_is_worth_regenerating(tmp_path, target):
+    """``t[i][j] = max(t[i][j], t[i][k] + t[k + 1][j])`` over k: the user's loops load and store
+    t[i][j] in every iteration (the other two might be it), so the rules regenerate the nest for
+    the local alone, with no tile or parallel loop to gain otherwise (and the if's ``bonus``
+    no longer orders the iterations)."""
+    src = tmp_path / "intervals.c"
+    src.write_text(INTERVALS)
+    result = optimize_c_file(str(src), [], PipelineOptions(mode="pluto", target=target, report=True))
+    assert any(": intervals: " in ln and "optimized" in ln and "kept in locals" in ln and "bonus written" in ln
+               for ln in result.report), result.report
+    gen = tmp_path / "intervals.opt.c"
+    gen.write_text(result.source)
+    flags = ["-fopenmp"] if target == "openmp" else []
+    assert _output(gen, tmp_path / "opt", flags) == _output(src, tmp_path / "ref", [])
