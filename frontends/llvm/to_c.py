@@ -25,6 +25,8 @@ import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
+import networkx as nx
+
 from frontends.llvm.control import ControlFlow, CountedLoop, Loop
 from frontends.llvm.layout import scalar_size
 from frontends.llvm.module import Function, Instruction, Module, Value, type_at
@@ -104,6 +106,7 @@ class _Writer:
         if self.cf.problems:
             raise LiftRefused(f"{function.name}: {self.cf.problems[0]}")
         _forward_pointer_casts(function)
+        self._reload_stored_values()
         self.insts: dict[str, Instruction] = {}
         self.defined_in: dict[str, str] = {}
         for b in function.blocks:
@@ -196,19 +199,91 @@ class _Writer:
         self.same_values: dict[tuple[str, str], str] = {}   # (block, C declaration) -> the name that holds it
         self._ranges: dict[tuple[str, bool], tuple[int, int] | None] = {}
 
+    def _reload_stored_values(self) -> None:
+        """Uses of a computed number after a store of it read the element it was stored to, as
+        the C did: LLVM keeps ``m = max(t[i][j], t[i][j-1])`` in a register from the statement
+        that stores it to the next one that reads ``t[i][j]`` (nussinov's chain of updates), and
+        the value so written into every later statement orders them by the loads it started
+        from. Only where nothing may write memory between the store and the use, which the store
+        reaches on every path (it dominates the use, in the same loop, not across its back edge);
+        the load is put in just before the instruction that uses the value."""
+        cf = self.cf
+        forward = cf.graph.copy()
+        forward.remove_edges_from([(loop.latch, h) for h, loop in cf.loops.items()])
+        writes = {b.name: [k for k, i in enumerate(b.instructions) if self._writes_memory(i)]
+                  for b in self.f.blocks if b.name in cf.graph}
+        defined = {i.name: i for b in self.f.blocks for i in b.instructions if i.name}
+        users: dict[str, list[tuple[str, Instruction]]] = {}
+        entering: dict[str, list[tuple[str, Instruction]]] = {}   # value -> (block it comes from, phi)
+        for b in self.f.blocks:
+            for i in b.instructions:
+                if i.opcode != "phi":
+                    for v in i.operands:
+                        if v.name:
+                            users.setdefault(v.name, []).append((b.name, i))
+                    continue
+                for v, source in i.incoming:
+                    loop = cf.loops.get(b.name)
+                    if v.name and not (loop is not None and source == loop.latch):
+                        entering.setdefault(v.name, []).append((source, i))
+        count = 0
+        for b in self.f.blocks:
+            if b.name not in cf.graph:
+                continue
+            for k, store in enumerate(b.instructions):
+                if store.opcode != "store":
+                    continue
+                value, pointer = store.operands
+                made = defined.get(value.name or "")
+                if made is None or value.type not in _INT and value.type not in _FLOAT or value.type == "i1" \
+                        or not (made.opcode in _PURE or self._pure_call(made)) or made.opcode == "load":
+                    continue
+                uses = [(where, user, False) for where, user in users.get(value.name, [])]
+                uses += [(where, phi, True) for where, phi in entering.get(value.name, [])]
+                for where, user, on_edge in uses:
+                    if user is store or cf.loop_of(where) is not cf.loop_of(b.name) \
+                            or all(v.name != value.name for v in (
+                                [v for v, source in user.incoming if source == where] if on_edge
+                                else user.operands)):
+                        continue
+                    # (a phi reads its value at the end of the block it comes from)
+                    at = len(self.f.block(where).instructions) - 1 if on_edge \
+                        else self.f.block(where).instructions.index(user)
+                    if where == b.name:
+                        if at <= k or any(k < w < at for w in writes[where]):
+                            continue
+                    elif not cf.dominates(b.name, where) or any(w > k for w in writes[b.name]) \
+                            or any(w < at for w in writes[where]) or any(
+                                writes[x] for x in nx.descendants(forward, b.name) & nx.ancestors(forward, where)):
+                        continue
+                    count += 1
+                    load = Instruction(f"{value.name}.stored{count}", "load", value.type, [pointer],
+                                       f"%{value.name}.stored{count} = load {value.type}, ptr %{pointer.name}",
+                                       element_type=value.type, tbaa=store.tbaa)
+                    self.f.block(where).instructions.insert(at, load)
+                    writes[where] = [w + (w >= at) for w in writes[where]]
+                    if on_edge:
+                        user.incoming = [(Value(value.type, load.name), source)
+                                         if v.name == value.name and source == where else (v, source)
+                                         for v, source in user.incoming]
+                    else:
+                        user.operands = [Value(value.type, load.name) if v.name == value.name else v
+                                         for v in user.operands]
+
     def _reloaded(self) -> tuple[dict[str, Instruction], set[str]]:
         """Header phis that hold what the iteration before stored (LLVM's scalar promotion of a load
         of ``A[i][j-1]`` in seidel's sweep), read from memory again at the top of each iteration,
         as the C did: by phi, the store. Only where that reads the same value: a loop of one block
         that stores the phi's back value and then writes no memory, and whose preheader loaded
-        the first value from the element the store would have written the iteration before, and
-        then wrote no memory. Also the names of those first loads (no longer read)."""
+        the first value from the element the store would have written the iteration before (or
+        from the one element it writes in every iteration: an update kept in a register across
+        the loop), and then wrote no memory. Also the names of those first loads (no longer read)."""
         reloaded: dict[str, Instruction] = {}
         dead: set[str] = set()
         uses = self.use_counts
         for header, counted in self.counted.items():
             loop = self.cf.loops[header]
-            if loop.latch != header or loop.preheader is None or not counted.init.is_constant:
+            if loop.latch != header or loop.preheader is None:
                 continue
             body = self.f.block(header).instructions
             for phi in self._phis(header):
@@ -227,8 +302,10 @@ class _Writer:
                 if first not in preheader or any(self._writes_memory(i)
                                                  for i in preheader[preheader.index(first) + 1:]):
                     continue
-                before = int(counted.init.constant) - counted.step
-                if not self._same_address(store.operands[1], first.operands[0], counted, before):
+                invariant = store.operands[1] == first.operands[0] and \
+                    self.defined_in.get(first.operands[0].name or "") not in loop.blocks
+                if not invariant and (not counted.init.is_constant or not self._same_address(
+                        store.operands[1], first.operands[0], counted, int(counted.init.constant) - counted.step)):
                     continue
                 reloaded[phi.name] = store
                 if uses.get(first.name, 0) == 1:
