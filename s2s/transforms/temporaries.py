@@ -327,8 +327,11 @@ def _written_in(graph: DataflowGraph, found: list[tuple[str, _Plan]], containers
             own = {e.dst_conn: prefix + e.dst_conn for e in w.block.graph.in_edges(source.id)}
             renamed.update(own)
             inputs += [(w.block.graph, e, own[e.dst_conn]) for e in w.block.graph.in_edges(source.id)]
-            values.append(Cast(containers[name].dtype.spelling,
-                               ex.substitute(source.expr, {c: Sym(v) for c, v in own.items()})))
+            computed = ex.substitute(source.expr, {c: Sym(v) for c, v in own.items()})
+            spelling = containers[name].dtype.spelling
+            copied = [e.data for e in w.block.graph.in_edges(source.id) if Sym(e.dst_conn) == source.expr]
+            same_type = copied and getattr(containers.get(copied[0]), "dtype", None) == containers[name].dtype
+            values.append(computed if same_type else Cast(spelling, computed))   # (a copy needs no cast)
         value = values[0] if plan.condition is None else ex.Ternary(plan.condition, values[0], values[1])
         gone_edges = [e for e in edges if e.dst == reader.id and e.data == name]
         mapping = {e.dst_conn: value for e in gone_edges}
