@@ -370,6 +370,76 @@ def test_values_kept_in_registers_are_read_from_memory_again(tmp_path):
     assert got == expected
 
 
+SUBSTITUTIONS = r"""
+#define N 61
+/* forward and backward substitution with a scalar accumulator: clang guards each rotated inner
+   loop with a test of its trip count and merges the accumulator after it in a phi */
+void solve(double a[N][N], const double *b, double *x, double *y) {
+  for (int i = 0; i < N; i++) {
+    double w = b[i];
+    for (int j = 0; j < i; j++)
+      w -= a[i][j] * y[j];
+    y[i] = w;
+  }
+  for (int i = N - 1; i >= 0; i--) {
+    double w = y[i];
+    for (int j = i + 1; j < N; j++)
+      w -= a[i][j] * x[j];
+    x[i] = w / a[i][i];
+  }
+}
+/* the same on n rows: a guard i + 1 < n stays (C's j != n would also run where i + 1 > n) */
+void back(long n, double a[N][N], double *x) {
+  for (long i = n - 1; i >= 0; i--) {
+    double w = x[i];
+    for (long j = i + 1; j < n; j++)
+      w -= a[i][j] * x[j];
+    x[i] = w / a[i][i];
+  }
+}
+"""
+
+SUBSTITUTIONS_MAIN = r"""
+#include <stdio.h>
+#define N 61
+void solve(double a[N][N], const double *b, double *x, double *y);
+void back(long n, double a[N][N], double *x);
+int main(void) {
+  static double a[N][N], b[N], x[N], y[N];
+  for (int i = 0; i < N; i++) {
+    b[i] = (i % 7) * 0.5 - 1.0;
+    for (int j = 0; j < N; j++) a[i][j] = (i == j ? N : 0) + ((i * 3 + j * 5) % 11) * 0.125;
+  }
+  solve(a, b, x, y);
+  back(N - 3, a, y);
+  double s = 0.0;
+  for (int i = 0; i < N; i++) s += x[i] * (i + 1) + y[i];
+  printf("%.17g %.17g %.17g\n", s, x[0], y[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_trip_count_guards_of_rotated_loops_go(tmp_path):
+    """``if (i == 0) w = b[i]; else { for (...) ...; w = acc; }``, clang's guard of a rotated loop
+    with the phi after it, is the plain loop again: C's for runs no iteration where the guard
+    skipped it (also where the guard compares a counter of known values, ``i < 60`` for
+    ``j != 60``), so the accumulator is one variable, as the C had it."""
+    source, main = tmp_path / "s.c", tmp_path / "main.c"
+    source.write_text(SUBSTITUTIONS)
+    main.write_text(SUBSTITUTIONS_MAIN)
+    module = tmp_path / "s.ll"
+    subprocess.run([CLANG, *LLVM_WAY, "-S", "-emit-llvm", str(source), "-o", str(module)], check=True)
+    lifted = lift_module(module)
+    assert lifted.refused == {}
+    body = lifted.c_text[lifted.c_text.rindex("void solve"):]
+    body = body[:body.index("\n}\n")]
+    assert "if (" not in body, body
+    (tmp_path / "l.c").write_text(lifted.c_text)
+    expected = build_and_run(["gcc", "-O2", str(source), str(main)], tmp_path / "ref")
+    assert build_and_run(["gcc", "-O2", str(tmp_path / "l.c"), str(main)], tmp_path / "lifted") == expected
+
+
 NESTED = r"""
 #include <cstdio>
 #include <vector>

@@ -11,6 +11,7 @@ test fails would run it until ``i + c`` wraps, which the flag makes undefined.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import networkx as nx
@@ -169,6 +170,114 @@ _NEGATED = {"eq": "ne", "ne": "eq", "slt": "sge", "sge": "slt", "sgt": "sle", "s
             "ult": "uge", "uge": "ult", "ugt": "ule", "ule": "ugt"}
 _C_TEST = {"eq": "==", "ne": "!=", "slt": "<", "ult": "<", "sle": "<=", "ule": "<=", "sgt": ">", "ugt": ">",
            "sge": ">=", "uge": ">="}
+
+
+def drop_zero_trip_guards(function: Function, cf: ControlFlow) -> bool:
+    """Remove the tests clang puts in front of a rotated loop that C's for tests itself: ``if (n
+    == 0) t = x; else { for (k = 0; k != n; k++) ...; t = y; }``, where ``y`` is what a header
+    phi starting at ``x`` holds after the loop. Printed as ``for (k = 0; k != n; k++)``, the
+    loop runs no iteration where the guard skips it, and the phi's variable keeps ``x``; without
+    the guard the if and its value (a phi that orders the statements around it) are gone, as in
+    the C. Only for a loop whose test is ``!=`` of its counter's next value (the only test C
+    prints as it is, zero-trip included), whose preheader does nothing, whose one exit leads to
+    the guard's join and nowhere else, and a guard that enters it exactly where its start is not
+    its bound (``_enters_as_its_test``). Whether any guard was removed (the caller computes the
+    control flow again)."""
+    defined_in = {i.name: b.name for b in function.blocks for i in b.instructions if i.name}
+    insts = {i.name: i for b in function.blocks for i in b.instructions if i.name}
+    changed = False
+    for loop in cf.loops.values():
+        p = loop.preheader
+        if p is None or len(loop.exits) != 1 or len(function.block(p).instructions) != 1:
+            continue
+        guards = list(cf.graph.predecessors(p))
+        if len(guards) != 1:
+            continue
+        guard = function.block(guards[0])
+        exit_ = function.block(loop.exits[0])
+        branch = guard.terminator
+        if branch.opcode != "br" or len(branch.targets) != 2 or exit_.successors != exit_.successors[:1]:
+            continue
+        join = exit_.terminator.targets[0] if len(exit_.successors) == 1 else None
+        if join is None or set(branch.targets) != {p, join} or set(cf.graph.predecessors(join)) != {guard.name, exit_.name}:
+            continue
+        if any(i.opcode != "phi" for i in exit_.instructions[:-1]):
+            continue
+        counted = cf.counted(loop, defined_in)
+        if isinstance(counted, str) or counted.test != "!=" or counted.bound_offset:
+            continue
+        compare = insts.get(branch.operands[0].name or "")
+        if compare is None or compare.opcode != "icmp" or not _enters_as_its_test(
+                compare, branch.targets[0] == p, counted, cf, defined_in):
+            continue
+        header_phis = {i.name: i for i in function.block(loop.header).instructions if i.opcode == "phi"}
+        back_of = {next(v.name for v, b in phi.incoming if b == loop.latch): phi for phi in header_phis.values()}
+        lcssa = {i.name: i for i in exit_.instructions if i.opcode == "phi"}
+        fits = True
+        for phi in (i for i in function.block(join).instructions if i.opcode == "phi"):
+            skipped = next(v for v, b in phi.incoming if b == guard.name)
+            after = next(v for v, b in phi.incoming if b == exit_.name)
+            if after == skipped:
+                continue
+            inner = lcssa.get(after.name or "")
+            head = back_of.get(inner.incoming[0][0].name) if inner is not None and len(inner.incoming) == 1 else None
+            if head is None or next(v for v, b in head.incoming if b != loop.latch) != skipped:
+                fits = False
+                break
+        if not fits:
+            continue
+        branch.operands, branch.targets = [], [p]
+        branch.text = f"br label %{p}"
+        for phi in (i for i in function.block(join).instructions if i.opcode == "phi"):
+            phi.incoming = [(v, b) for v, b in phi.incoming if b != guard.name]
+        changed = True
+    return changed
+
+
+def _enters_as_its_test(compare: Instruction, true_enters: bool, counted: CountedLoop, cf: ControlFlow,
+                        defined_in: dict[str, str]) -> bool:
+    """Whether ``compare`` (true: the loop is entered, where ``true_enters``) holds exactly where
+    the counter's start is not its bound: ``start != bound``, or ``start < bound`` (``>`` for a
+    step down) where the start never passes the bound (a constant bound, a start of known
+    values; both at least 0 for an unsigned compare)."""
+    predicate = compare.predicate if true_enters else _NEGATED[compare.predicate]
+    a, b = compare.operands
+    if (a, b) == (counted.bound, counted.init):
+        a, b, predicate = b, a, _SWAPPED[predicate]
+    elif (a, b) != (counted.init, counted.bound):
+        return False
+    if predicate == "ne":
+        return True
+    below = predicate in ("slt", "ult") and counted.step > 0
+    above = predicate in ("sgt", "ugt") and counted.step < 0
+    start = _constant_values(counted.init, cf, defined_in)
+    if not (below or above) or start is None or not _is_int(counted.bound):
+        return False
+    bound = int(counted.bound.constant)
+    if predicate.startswith("u") and (start[0] < 0 or bound < 0):
+        return False
+    return start[1] <= bound if below else start[0] >= bound
+
+
+def _is_int(v: Value) -> bool:
+    return v.is_constant and re.fullmatch(r"-?\d+", v.constant or "") is not None
+
+
+def _constant_values(v: Value, cf: ControlFlow, defined_in: dict[str, str]) -> tuple[int, int] | None:
+    """The least and greatest value of ``v``: a constant, or the counter of a loop between two
+    constants (``for (i = 1999; i >= 0; i--)``, as clang propagates PolyBench's sizes)."""
+    if _is_int(v):
+        return int(v.constant), int(v.constant)
+    loop = cf.loops.get(defined_in.get(v.name or "", ""))
+    if loop is None:
+        return None
+    counted = cf.counted(loop, defined_in)
+    if isinstance(counted, str) or counted.phi.name != v.name or counted.test != "!=" \
+            or abs(counted.step) != 1 or not _is_int(counted.init) or not _is_int(counted.bound):
+        return None
+    first = int(counted.init.constant)
+    last = int(counted.bound.constant) + counted.bound_offset - counted.step
+    return min(first, last), max(first, last)
 
 
 def _reaching(graph: nx.DiGraph, tail: str, header: str) -> set[str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from frontends.llvm.control import ControlFlow, CountedLoop, Loop
+from frontends.llvm.control import ControlFlow, CountedLoop, Loop, drop_zero_trip_guards
 from frontends.llvm.layout import scalar_size
 from frontends.llvm.module import Function, Instruction, Module, Value, type_at
 from frontends.llvm.views import Member, pointer_rows, view_name
@@ -106,6 +106,8 @@ class _Writer:
         if self.cf.problems:
             raise LiftRefused(f"{function.name}: {self.cf.problems[0]}")
         _forward_pointer_casts(function)
+        if drop_zero_trip_guards(function, self.cf):
+            self.cf = ControlFlow(function)
         self._reload_stored_values()
         self.insts: dict[str, Instruction] = {}
         self.defined_in: dict[str, str] = {}
