@@ -315,6 +315,60 @@ def test_s2s_cc_through_clang_builds_a_whole_program(tmp_path):
     assert (tmp_path / "g.d").read_text().replace("\\\n", " ").split()[:2] == [f"{tmp_path / 'g.o'}:", str(source)]
 
 
+REFILL = r"""
+#include <stdio.h>
+void g(double *x) { x[0] += 1.0; }
+/* a zero-fill loop after a call: clang's memset, its length computed again after the call */
+void refill(int n, const double *b, double *work) {
+  for (int i = 0; i < n; i++) work[i] = b[i];
+  g(work);
+  for (int i = 0; i < n; i++) work[i] = 0.0;
+}
+int main(void) {
+  double b[300], w[300];
+  for (int i = 0; i < 300; i++) b[i] = i * 0.5;
+  refill(300, b, w);
+  double t = 0;
+  for (int i = 0; i < 300; i++) t += w[i];
+  printf("%g\n", t);
+  return 0;
+}
+"""
+
+USER_REDUCTION = r"""
+long int_sum(int n, const int *a) {
+  long s = 0;
+  #pragma omp parallel for reduction(+:s)
+  for (int i = 0; i < n; i++) s += a[i];
+  return s;
+}
+"""
+
+
+def test_a_memset_after_a_call_through_the_llvm_way(tmp_path):
+    """The length of a memset written as a loop reads the name its hoisted value took (it read
+    a name never declared, and the whole file was compiled unchanged)."""
+    source = tmp_path / "u.c"
+    source.write_text(REFILL)
+    subprocess.run(["gcc", "-O2", str(source), "-o", str(tmp_path / "ref")], check=True)
+    expected = subprocess.run([str(tmp_path / "ref")], check=True, capture_output=True, text=True).stdout
+    proc = subprocess.run([S2S_CC, "gcc", "--s2s-frontend=llvm", "-O2", str(source), "-o", str(tmp_path / "prog")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "note" not in proc.stderr, proc.stderr
+    assert subprocess.run([str(tmp_path / "prog")], check=True, capture_output=True, text=True).stdout == expected
+
+
+def test_internal_functions_get_c_names(tmp_path):
+    """clang's helper of a user's OpenMP reduction, ``.omp.reduction.reduction_func``, lifts under
+    a name C can spell."""
+    source = tmp_path / "r.c"
+    source.write_text(USER_REDUCTION)
+    text = lift_module(to_llvm(source, tmp_path / "r.ll", "-fopenmp")).c_text
+    assert "reduction_func" in text and ".omp" not in text
+    (tmp_path / "r.lifted.c").write_text(text)
+    subprocess.run(["gcc", "-fsyntax-only", str(tmp_path / "r.lifted.c")], check=True)
+
+
 def test_s2s_cc_falls_back_where_the_llvm_way_fails(tmp_path):
     """No clang: the C file compiled as it is, one note; a module whose functions all stay: the
     module compiled as it is; a module LLVM cannot read: LLVM's reason, and the user's command."""

@@ -40,7 +40,7 @@ def lift(module: Module, keep: frozenset[str] = frozenset()) -> LiftedModule:
     optimizer changes nothing in: LLVM compiles them as their language's compiler meant)."""
     digest = hashlib.sha256(module.text.encode()).hexdigest()[:8]
     defined = [f for f in module.functions if not f.declaration]
-    names = {f.name: f"{f.name}_s2s_{digest}" for f in defined if f.linkage == "internal"}
+    names = {f.name: f"{_c_identifier(f.name)}_s2s_{digest}" for f in defined if f.linkage == "internal"}
     # (a global the module keeps to itself becomes one C can name: external, named after itself;
     # an external one keeps its name, which other files use)
     names.update({g: f"{_c_identifier(g)}_s2s_{digest}" for g, linkage in module.global_linkage.items()

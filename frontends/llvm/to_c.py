@@ -645,6 +645,7 @@ class _Writer:
         self._declare_phis(None)
         self.block_sizes = self._unread_sizes()
         self._hoist()
+        self._block_loops.clear()   # (their texts again, with the names the hoisted values took)
         self.loaded_first = self._invariant_pointer_loads()
         for name in self.loaded_first:
             load = self.insts[name]
