@@ -67,6 +67,9 @@ INDEX_FAMILIES = (
 )
 
 
+COMPARES = ("<", ">", "==", "!=")
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(seed)
     for _ in range(50):
@@ -213,6 +216,8 @@ class _Draft:
         self.rng = rng
         self.seed = seed
         self.scalar_count = 0
+        # (a stream of its own: a program that draws no compare is the one it was before them)
+        self.compares = random.Random(f"{seed}/compares")
 
     # ---- the program ---------------------------------------------------------------------------------
     def program(self) -> Program:
@@ -542,6 +547,14 @@ class _Draft:
         r = self.rng
         if depth == 0 or r.random() < 0.3:
             return self._leaf(ctype, vars, scalars)
+        if ctype in INT_TYPES and self.compares.random() < 0.2:
+            # a compare as a number, 0 or 1 (LLVM extends it, signed where it is subtracted);
+            # integer only: a float compare would flip on a contracted multiply-add
+            compared = self._expr(ctype, vars, scalars, depth - 1)
+            if isinstance(compared, BinOp) and compared.op in COMPARES:
+                return compared   # (a compare of a compare: gcc's -Wbool-compare)
+            bound = self.compares.randint(1, 7)   # (a plain int: no signed-against-unsigned compare)
+            return BinOp(self.compares.choice(COMPARES), compared, Const(bound, str(bound)))
         op = r.choices(("+", "-", "*"), (4, 2, 3))[0]
         if op == "*" and ctype in INT_TYPES:  # a product of two leaves at most: ints stay far from overflow
             return BinOp("*", self._leaf(ctype, vars, scalars), self._leaf(ctype, vars, scalars))

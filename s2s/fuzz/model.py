@@ -126,7 +126,7 @@ class Access:
 
 @dataclass(frozen=True)
 class BinOp:
-    op: str  # + - *
+    op: str  # + - *, or a compare < > == != (an int, 0 or 1)
     left: "Expr"
     right: "Expr"
 
