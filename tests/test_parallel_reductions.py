@@ -62,8 +62,8 @@ static void accel(int n, const double *pos, const double *mass, double *acc)
     double ai = 0.0;
     for (int j = 0; j < n; j++) {
       double d = pos[j] - pos[i];
-      double w = mass[j] / (d * d + 0.01);
-      ai += d * w;
+      double w = mass[j] / sqrt(d * d + 0.01);   /* (a call read twice: w stays a temporary) */
+      ai += d * w * w;
     }
     acc[i] = ai;
   }

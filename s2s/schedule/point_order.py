@@ -232,29 +232,6 @@ def reaches_read_once(stmts: list[Statement]) -> bool:
     return False
 
 
-def accumulates_beside_reads(stmts: list[Statement]) -> bool:
-    """Whether the innermost loop of some statement updates one element all along it (``x[i][j]
-    = max(x[i][j], x[i][k] + x[k + 1][j])`` over k) while reading the same array at subscripts
-    that move with it: regenerated, the element is kept in a local across the loop
-    (``keep_elements_in_locals``); as the user wrote it, compilers load and store it in every
-    iteration, for one of the other reads might be it."""
-    for st in stmts:
-        v = len(st.iterators) - 1
-        if v < 0:
-            continue
-        for is_write, write in st.accesses:
-            subs = access_subscripts(write, st) if is_write else None
-            if subs is None or any(sub[v] for sub in subs):
-                continue
-            array = write.get_tuple_name(isl.dim_type.out)
-            reads = [m for w, m in st.accesses if not w and m.get_tuple_name(isl.dim_type.out) == array]
-            moving = [access_subscripts(m, st) for m in reads]
-            if any(m.is_equal(write) for m in reads) and any(
-                    subs is not None and any(sub[v] for sub in subs) for subs in moving):
-                return True
-    return False
-
-
 def _reads_as_invariant(reader: Statement, write: isl.Map, writer: Statement, v: int) -> bool:
     """Whether ``reader`` reads, at a subscript that loop ``v`` does not move, an element that
     ``write`` of ``writer`` (in the same loops) reaches."""

@@ -26,7 +26,7 @@ from s2s.schedule.matmul import (
 )
 from s2s.schedule.outer_jam import JAM_CHECK_OPERATIONS, JamRows, chain_moves_with, groups_apart, jammable_rows
 from s2s.schedule.pluto import BUDGET_S, PlutoSchedule, PlutoScheduler, SchedulingFailed
-from s2s.schedule.point_order import accumulates_beside_reads, innermost_locality, reaches_read_once, reads_an_array
+from s2s.schedule.point_order import innermost_locality, reaches_read_once, reads_an_array
 from s2s.schedule.tile_sizes import DEFAULT_L1_BYTES, DEFAULT_TILE_BUDGET
 from s2s.schedule.tree import TreeOptions, TreeReport, build_tree, rows_map
 from s2s.schedule.triangle_jam import triangle_jam
@@ -872,9 +872,8 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
     """Why a schedule without tiles is not worth regenerating the SCoP (None: it is). Its new loop
     order is all it changes: a column walk (trisolv's L[i][j] with i innermost) costs more than
     the parallelism it may bring, and an order that walks memory no better gains nothing unless
-    a loop worth a parallel region runs in parallel (``_parallel_loop_pays``), an innermost loop
-    is split to keep an element it reads in a register (``reaches_read_once``), or one keeps the
-    element it updates in a register (``accumulates_beside_reads``)."""
+    a loop worth a parallel region runs in parallel (``_parallel_loop_pays``) or an innermost loop
+    is split to keep an element it reads in a register (``reaches_read_once``)."""
     new = innermost_locality(list(scop.statements), sched.rows)
     old = innermost_locality(list(scop.statements), original.rows)
     runs_parallel = parallel and _parallel_loop_pays(scop, sched)
@@ -883,8 +882,7 @@ def _untiled_loss(scop: Scop, sched: PlutoSchedule, original: PlutoSchedule, par
                                            "parallel loop worth a region")
     if new < old:
         return "its innermost loop walks memory worse"
-    if new == old and not runs_parallel and not reaches_read_once(list(scop.statements)) \
-            and not accumulates_beside_reads(list(scop.statements)):
+    if new == old and not runs_parallel and not reaches_read_once(list(scop.statements)):
         return "walks memory no better, with no parallel loop worth a region"
     return None
 

@@ -321,9 +321,12 @@ def _written_in(graph: DataflowGraph, found: list[tuple[str, _Plan]], containers
             e.dst == t.id and e.data == name for e in edges)]
         taken = {t.id for t in nodes}
         values, renamed, inputs = [], {}, []
+        serial = n   # (connectors of its own: the reader may hold those of an earlier round)
+        while any(c.startswith((f"fw{serial}_", f"fw{serial}a_", f"fw{serial}b_")) for c in reader.inputs):
+            serial += 1
         for k, w in enumerate(plan.writers):
             (source,) = [t for t in w.block.graph.nodes if isinstance(t, Tasklet)]
-            prefix = f"fw{n}_" if len(plan.writers) == 1 else f"fw{n}{'ab'[k]}_"
+            prefix = f"fw{serial}_" if len(plan.writers) == 1 else f"fw{serial}{'ab'[k]}_"
             own = {e.dst_conn: prefix + e.dst_conn for e in w.block.graph.in_edges(source.id)}
             renamed.update(own)
             inputs += [(w.block.graph, e, own[e.dst_conn]) for e in w.block.graph.in_edges(source.id)]
