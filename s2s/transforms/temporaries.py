@@ -10,7 +10,8 @@ so the schedule cannot run the column loop in parallel or tile the pair; written
 value is recomputed where it is read (gcc computes it once again), and the nest is the one of
 column sums. A scalar ``t`` the SCoP declares is so written in when
 - one statement ``W`` writes it, as one computation ``t = e`` of no call (or it is read once)
-  and of containers nothing in the SCoP writes (so ``e`` means the same where it is read);
+  and of containers nothing in the SCoP writes, or nothing writes between ``W`` and its
+  readers, which follow it in the same loop body (so ``e`` means the same where it is read);
 - every read of ``t`` is in a statement of the same loops as ``W``, or of loops inside them
   (then ``e`` has no call), and reads the value ``W`` wrote in the same iteration of ``W``'s
   loops (isl's exact dataflow), never one from before the SCoP;
