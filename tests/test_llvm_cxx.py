@@ -303,6 +303,20 @@ def test_clang_idioms_are_written_back_as_loops(tmp_path):
     assert "not a SCoP" not in "".join(line for line in proc.stderr.splitlines() if "moments" in line), proc.stderr
 
 
+def _lifted_the_llvm_way(tmp: Path, kernels: str, main_text: str):
+    """(source, main, module, lifted) of ``kernels`` compiled by clang with s2s-cc's LLVM-way
+    flags and lifted, all its functions to C; the lifted C written to ``tmp / "l.c"``."""
+    source, main = tmp / "k.c", tmp / "main.c"
+    source.write_text(kernels)
+    main.write_text(main_text)
+    module = tmp / "k.ll"
+    subprocess.run([CLANG, *LLVM_WAY, "-S", "-emit-llvm", str(source), "-o", str(module)], check=True)
+    lifted = lift_module(module)
+    assert lifted.refused == {}
+    (tmp / "l.c").write_text(lifted.c_text)
+    return source, main, module, lifted
+
+
 UPDATES = r"""
 #define N 90
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -347,14 +361,9 @@ def test_values_kept_in_registers_are_read_from_memory_again(tmp_path):
     """A value LLVM keeps in a register after storing it is read back from the element it was
     stored to: the lifted nest is one SCoP, as the C was, and it and its optimized build print
     what gcc's build of the C prints."""
-    source, main = tmp_path / "u.c", tmp_path / "main.c"
-    source.write_text(UPDATES)
-    main.write_text(UPDATES_MAIN)
-    module = tmp_path / "u.ll"
-    subprocess.run([CLANG, *LLVM_WAY, "-S", "-emit-llvm", str(source), "-o", str(module)], check=True)
-    lifted = lift_module(module)
-    assert lifted.refused == {}
-    (tmp_path / "l.c").write_text(lifted.c_text)
+    source, main, module, lifted = _lifted_the_llvm_way(tmp_path, UPDATES, UPDATES_MAIN)
+    # (one choice per statement: not the chain of every update before it, seven deep)
+    assert max(line.count("?") for line in lifted.c_text.splitlines()) == 1, lifted.c_text
     expected = build_and_run(["gcc", "-O2", str(source), str(main)], tmp_path / "ref")
     assert build_and_run(["gcc", "-O2", str(tmp_path / "l.c"), str(main)], tmp_path / "lifted") == expected
     from_c = subprocess.run([str(BIN / "s2s"), "opt", str(source), "-o", str(tmp_path / "c.c"), "--report"],
@@ -421,17 +430,10 @@ def test_trip_count_guards_of_rotated_loops_go(tmp_path):
     with the phi after it, is the plain loop again: C's for runs no iteration where the guard
     skipped it (also where the guard compares a counter of known values, ``i < 60`` for
     ``j != 60``), so the accumulator is one variable, as the C had it."""
-    source, main = tmp_path / "s.c", tmp_path / "main.c"
-    source.write_text(SUBSTITUTIONS)
-    main.write_text(SUBSTITUTIONS_MAIN)
-    module = tmp_path / "s.ll"
-    subprocess.run([CLANG, *LLVM_WAY, "-S", "-emit-llvm", str(source), "-o", str(module)], check=True)
-    lifted = lift_module(module)
-    assert lifted.refused == {}
+    source, main, _, lifted = _lifted_the_llvm_way(tmp_path, SUBSTITUTIONS, SUBSTITUTIONS_MAIN)
     body = lifted.c_text[lifted.c_text.rindex("void solve"):]
     body = body[:body.index("\n}\n")]
     assert "if (" not in body, body
-    (tmp_path / "l.c").write_text(lifted.c_text)
     expected = build_and_run(["gcc", "-O2", str(source), str(main)], tmp_path / "ref")
     assert build_and_run(["gcc", "-O2", str(tmp_path / "l.c"), str(main)], tmp_path / "lifted") == expected
 

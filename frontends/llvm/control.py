@@ -196,10 +196,10 @@ def drop_zero_trip_guards(function: Function, cf: ControlFlow) -> bool:
         guard = function.block(guards[0])
         exit_ = function.block(loop.exits[0])
         branch = guard.terminator
-        if branch.opcode != "br" or len(branch.targets) != 2 or exit_.successors != exit_.successors[:1]:
+        if branch.opcode != "br" or len(branch.targets) != 2 or len(exit_.successors) != 1:
             continue
-        join = exit_.terminator.targets[0] if len(exit_.successors) == 1 else None
-        if join is None or set(branch.targets) != {p, join} or set(cf.graph.predecessors(join)) != {guard.name, exit_.name}:
+        join = exit_.successors[0]
+        if set(branch.targets) != {p, join} or set(cf.graph.predecessors(join)) != {guard.name, exit_.name}:
             continue
         if any(i.opcode != "phi" for i in exit_.instructions[:-1]):
             continue
