@@ -218,6 +218,8 @@ class CPrinter:
         (out_edge,) = [e for e in block.graph.out_edges(t.id) if e.src_conn == t.output]
         target = self.memlet_expr(out_edge.data, out_edge.subset)
         lhs = self.expr(target)
+        if t.guarded_store and isinstance(value, ex.Ternary) and value.other == target:
+            return f"if ({self.expr(value.cond)}) {lhs} = {self.expr.print(value.then, 2)};"
         if isinstance(value, Binary) and value.lhs == target and value.op in _COMPOUND:
             if value.rhs == Const("1") and value.op in "+-":
                 return f"{lhs}{value.op * 2};"

@@ -17,6 +17,7 @@ import islpy as isl
 
 from s2s.analysis.affine import CTX, INT_CASTS, AffineBuilder, NotAffine
 from s2s.analysis.channels import expression_of, polynomial, split_channels
+from s2s.analysis.data_conditions import selects_for_data_conditions
 from s2s.analysis.flat_grids import GridLayout, grid_layout
 from s2s.analysis.aliasing import AliasPair, alias_pairs, overlapping_rows
 from s2s.ir import (
@@ -389,7 +390,9 @@ class _Checker:
 def find_scops(sdfg: SDFG, obstacles: list[Obstacle] | None = None) -> list[Scop]:
     """All maximal SCoPs of ``sdfg``, outermost first, in program order. ``obstacles``, where
     given, receives for each loop nest left out (at any depth) the first construct that stopped
-    it, once per construct."""
+    it, once per construct. Ifs on data in loops are read as selects first (data_conditions.py:
+    the SCoPs' ``sdfg`` is then the function so written)."""
+    sdfg = selects_for_data_conditions(sdfg)
     checker = _Checker(sdfg)
     found: list[Scop] = []
     stopped_at: set[str] = set()

@@ -106,6 +106,7 @@ def optimize_c_file(path: str | Path, cpp_args: Sequence[str], options: Pipeline
         timed: dict[int, list[str]] = {}
         if options.mode in ("isl", "pluto"):
             obstacles: list = []
+            sdfg = _with_selects(sdfg)
             scops = _scops(sdfg, obstacles if options.report else None)
             left_out = [_left_out_line(path_text, sdfg.name, o) for o in obstacles]
             if not scops:
@@ -341,6 +342,19 @@ def _left_out_line(path: str, function: str, obstacle) -> tuple[int, str]:
     at = obstacle.nest.origin or obstacle.origin
     line = at.line if at is not None else 0
     return line, f"{path}:{line}: {function}: loop nest at {obstacle.nest.id} not a SCoP: {obstacle.describe()}"
+
+
+def _with_selects(sdfg):
+    """``sdfg`` as the SCoPs are found in (ifs on data in loops as selects: data_conditions.py),
+    so that nodes the optimizer leaves are the same objects after it (their text stays)."""
+    from s2s.ir import For, IfElse, walk
+
+    nodes = list(walk(sdfg.body))
+    if not any(isinstance(n, For) for n in nodes) or not any(isinstance(n, IfElse) for n in nodes):
+        return sdfg   # (without importing the analyses, and isl with them)
+    from s2s.analysis.data_conditions import selects_for_data_conditions
+
+    return selects_for_data_conditions(sdfg)
 
 
 def _scops(sdfg, obstacles: list | None = None) -> list:

@@ -35,6 +35,10 @@ class Tasklet:
     ``output`` is None for an expression evaluated for its effect only (a call such as
     ``printf``); ``expr`` may call functions outside PURE_FUNCTIONS, which makes the tasklet
     impure (analyses then treat it as touching unknown memory).
+
+    ``guarded_store``: ``expr`` is ``c ? e : x`` with ``x`` the element written, from the user's
+    ``if (c) x = e;`` (s2s.analysis.data_conditions); back ends print it so, storing only where
+    ``c`` holds, as the program did.
     """
 
     id: str
@@ -42,6 +46,7 @@ class Tasklet:
     output: str | None
     expr: Expr
     dtype: str | None = None  # C type of the value written, when known
+    guarded_store: bool = False
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from s2s.analysis.data_conditions import selects_for_data_conditions
 from s2s.analysis.liveness import live_loop_variables
 from s2s.analysis.reductions import reducible
 from s2s.analysis.scop import Scop, find_scops
@@ -57,6 +58,7 @@ def regenerate_scops(sdfg: SDFG, source: str, choose: ScheduleChooser | None = N
     is only replaced when nothing but blanks and comments separates them. ``scops``: those
     ``find_scops(sdfg)`` gives, where the caller has them."""
     outcomes: list[ScopOutcome] = []
+    sdfg = selects_for_data_conditions(sdfg)   # (as find_scops reads it: the SCoPs' nodes are its)
     body = sdfg.body
     containers = list(sdfg.containers)
     if scops is None:
