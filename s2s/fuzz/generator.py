@@ -194,7 +194,8 @@ def _shifted_var(node: Node, name: str, delta: int) -> Node:
         return replace(node, lower=node.lower.shift_var(name, delta), upper=node.upper.shift_var(name, delta),
                        body=tuple(_shifted_var(c, name, delta) for c in node.body))
     if isinstance(node, If):
-        cond = replace(node.cond, lhs=node.cond.lhs.shift_var(name, delta), rhs=node.cond.rhs.shift_var(name, delta))
+        cond = replace(node.cond, lhs=node.cond.lhs.shift_var(name, delta), rhs=node.cond.rhs.shift_var(name, delta),
+                       data=access(node.cond.data) if node.cond.data is not None else None)
         return replace(node, cond=cond, then=tuple(_shifted_var(c, name, delta) for c in node.then),
                        orelse=tuple(_shifted_var(c, name, delta) for c in node.orelse))
     return node
@@ -218,6 +219,7 @@ class _Draft:
         self.scalar_count = 0
         # (a stream of its own: a program that draws no compare is the one it was before them)
         self.compares = random.Random(f"{seed}/compares")
+        self.data_ifs = random.Random(f"{seed}/data-ifs")   # (likewise for ifs on data)
 
     # ---- the program ---------------------------------------------------------------------------------
     def program(self) -> Program:
@@ -478,6 +480,9 @@ class _Draft:
         r = self.rng
         if not vars or r.random() > 0.15:
             return node
+        data_if = self._data_if(node, vars)
+        if data_if is not None:
+            return data_if
         a = r.choice(vars)
         small = [n for n, _ in self.params if n != BIG_PARAM]
         if r.random() < 0.3:
@@ -488,6 +493,24 @@ class _Draft:
             cond = Cond(var(a), r.choice(("<", "<=", ">", ">=", "!=", "==")), rhs)
         orelse = (self._stmt(vars, ()),) if r.random() < 0.3 else ()
         return If(cond, (node,), orelse)
+
+    def _data_if(self, node: Node, vars: tuple[str, ...]) -> Node | None:
+        """An if on the values of integer elements (``if (A[i][j] + 3 > 5)``), around ``node`` and
+        at times a second statement, with an else at times; None for most ifs (and every one of a
+        program without integer arrays)."""
+        d = self.data_ifs
+        readable = [a for a in self.arrays_used() if a.ctype in INT_TYPES]
+        if not readable or d.random() > 0.4:
+            return None
+        a = d.choice(readable)
+        data: Expr = self._access(a, vars)
+        if d.random() < 0.3:
+            data = BinOp(d.choice(("+", "-")), data, self._leaf(a.ctype, vars, ()))
+        bound = d.randint(0, 7)
+        cond = Cond(const(0), d.choice(("<", ">", "<=", ">=", "==", "!=")), const(bound), data=data, data_type=a.ctype)
+        then = (node, self._stmt(vars, ())) if d.random() < 0.35 else (node,)
+        orelse = (self._stmt(vars, ()),) if d.random() < 0.3 else ()
+        return If(cond, then, orelse)
 
     # ---- statements and expressions -----------------------------------------------------------------------
     def _stmt(self, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...]) -> Stmt:

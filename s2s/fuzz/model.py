@@ -153,14 +153,20 @@ class ScalarDecl:
 
 @dataclass(frozen=True)
 class Cond:
-    """``lhs op rhs``, or with ``modulus`` ``(lhs) % modulus == rhs.const`` (C's truncating %)."""
+    """``lhs op rhs``, or with ``modulus`` ``(lhs) % modulus == rhs.const`` (C's truncating %);
+    or, with ``data``, ``(data) op rhs.const``: a condition on the values of integer elements and
+    scalars (of type ``data_type``), which only a run of the program decides."""
 
     lhs: Poly
     op: str
     rhs: Poly
     modulus: int = 0
+    data: "Expr | None" = None
+    data_type: str = "int"
 
     def holds(self, env: dict[str, int], types: dict[str, str] | None = None) -> bool:
+        if self.data is not None:
+            raise ValueError("a condition on data holds where the program's values say")
         if types:
             return self._holds_in_c(env, types)
         a = self.lhs.evaluate(env)

@@ -141,7 +141,11 @@ def _node(node: Node, depth: int, types: dict[str, str], arrays: dict[str, Array
         out.append(pad + loop_header(node, "" if node.var in at_top else index_types.get(node.var, "int") + " "))
         _block(node.body, depth, types, arrays, out, at_top, index_types)
     elif isinstance(node, If):
-        out.append(f"{pad}if ({node.cond.c()})")
+        cond = node.cond
+        if cond.data is not None:
+            out.append(f"{pad}if ({expr_c(cond.data, cond.data_type, arrays, index_types)} {cond.op} {cond.rhs.c()})")
+        else:
+            out.append(f"{pad}if ({cond.c()})")
         _block(node.then, depth, types, arrays, out, at_top, index_types)
         if node.orelse:
             out.append(f"{pad}else")

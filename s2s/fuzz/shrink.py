@@ -163,7 +163,8 @@ def _substitute(n: Node, name: str, value: int) -> Node:
         return replace(n, lower=poly(n.lower), upper=poly(n.upper),
                        body=tuple(_substitute(c, name, value) for c in n.body))
     if isinstance(n, If):
-        cond = replace(n.cond, lhs=poly(n.cond.lhs), rhs=poly(n.cond.rhs))
+        cond = replace(n.cond, lhs=poly(n.cond.lhs), rhs=poly(n.cond.rhs),
+                       data=expr(n.cond.data) if n.cond.data is not None else None)
         return replace(n, cond=cond, then=tuple(_substitute(c, name, value) for c in n.then),
                        orelse=tuple(_substitute(c, name, value) for c in n.orelse))
     return n
@@ -183,6 +184,8 @@ def _drop_unused_scalars(p: Program) -> Program:
         if isinstance(n, Stmt):
             expr(n.target)
             expr(n.expr)
+        elif isinstance(n, If) and n.cond.data is not None:
+            expr(n.cond.data)
 
     def prune(nodes) -> tuple[Node, ...]:
         out = []

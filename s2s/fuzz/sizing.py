@@ -154,6 +154,11 @@ def _run_accesses(program: Program, visit) -> None:
                     env[n.var] = v
                     run(n.body, env)
                 env.pop(n.var, None)
+            elif isinstance(n, If) and n.cond.data is not None:
+                for a in expr_accesses(n.cond.data):   # (either branch may run)
+                    visit(a, env)
+                run(n.then, env)
+                run(n.orelse, env)
             elif isinstance(n, If):
                 try:
                     holds = n.cond.holds(env, types)
@@ -192,7 +197,8 @@ def map_accesses(program: Program, fn) -> Program:
         if isinstance(n, Loop):
             return replace(n, body=tuple(node(c) for c in n.body))
         if isinstance(n, If):
-            return replace(n, then=tuple(node(c) for c in n.then), orelse=tuple(node(c) for c in n.orelse))
+            cond = n.cond if n.cond.data is None else replace(n.cond, data=expr(n.cond.data))
+            return replace(n, cond=cond, then=tuple(node(c) for c in n.then), orelse=tuple(node(c) for c in n.orelse))
         return n
 
     return replace(program, body=tuple(node(n) for n in program.body))
