@@ -470,6 +470,45 @@ def test_a_region_without_vector_loops_stays_c(tmp_path):
     assert not [k for k in kept if k.endswith(".cc")], kept
 
 
+MASKED_UPDATE = r"""
+#include <stdio.h>
+#define N 61
+#define M 45
+static void damp(double u[N][M], const double w[N][M])
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      if (w[i][j] > 0.25)
+        u[i][j] = u[i][j] * 0.5 + w[i][j];
+}
+int main(void)
+{
+  static double u[N][M], w[N][M];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+      u[i][j] = (i * 7 + j * 3) % 11 - 4.5;
+      w[i][j] = ((i + 2 * j) % 5) * 0.125;
+    }
+  damp(u, w);
+  double sum = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      sum += u[i][j] * (i + j + 1);
+  printf("%a\n", sum);
+  return 0;
+}
+"""
+
+
+def test_a_store_under_a_condition_on_data_is_not_a_vector_store(tmp_path):
+    """The user's ``if (w[i][j] > 0.25) u[i][j] = ...;`` stores only where the condition holds;
+    a vector of lanes would store every element of it, which the program does not."""
+    report, kept = _highway_build(tmp_path, MASKED_UPDATE)
+    assert "damp: SCoP at L1 optimized" in report, report
+    assert "no Highway unit: 3 regions without a vector loop stay C" in report, report
+    assert not [k for k in kept if k.endswith(".cc")], kept
+
+
 # (the scale of each row, a scalar of the function, is read after the loops: by the last row's)
 SCALED_ROWS = r"""
 #include <stdio.h>

@@ -16,6 +16,9 @@ statement is expressed exactly:
   with the loop as a C++ ``if`` around vector statements;
 * one floating-point type for every vector value (no operation that C would do in a wider type).
 
+A store under a condition (the user's ``if (c) x = e;``, a ``guarded_store``) is not
+vectorized: a whole vector's store would write elements the program does not, which another
+thread of the user's own parallel loop may be writing.
 A load that runs only under a lane's condition in the scalar loop (a branch of ``?:``, the right
 operand of ``&&``) is done for every lane, so it must read an element that the iteration reads
 anyway (unconditionally, or in both branches). No fused multiply-add is printed: the compiler contracts
@@ -185,6 +188,8 @@ class _Vectorizer:
             for t in node.graph.computations():
                 if not isinstance(t, Tasklet) or t.output is None:
                     raise NotVector("not a tasklet")
+                if t.guarded_store:
+                    raise NotVector("a store under a condition")
                 (edge,) = [e for e in node.graph.out_edges(t.id) if e.src_conn == t.output]
                 out += self.assign(edge.data, edge.subset, self.value(self.p.tasklet_value(node, t)))
             return out
