@@ -26,13 +26,15 @@ class ExpressionLifter:
                  view: Callable[[str], PointerView | None] = lambda name: None,
                  member_note: Callable[[str], str | None] = lambda spelled: None,
                  inline: Callable[[str, tuple[Expr, ...]], Expr | None] = lambda name, args: None,
-                 index: Callable[[str], c_ast.Node | None] = lambda name: None):
+                 index: Callable[[str], c_ast.Node | None] = lambda name: None,
+                 enum_value: Callable[[str], int | None] = lambda name: None):
         self.resolve = resolve
         self.is_variable = is_variable
         self.view = view   # a pointer view by C name (pointer_views.py), read through its base
         self.member_note = member_note   # why a struct member (``s->m``, ``b[]``) is read in place
         self.inline = inline   # a call's value as an expression, where inlined (inline_functions.py)
         self.index = index   # an index temporary's value by C name (index_temporaries.py)
+        self.enum_value = enum_value   # a file-scope enum constant's value, as ``#define`` would give it
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -46,6 +48,8 @@ class ExpressionLifter:
     def lift_ID(self, n: c_ast.ID) -> Expr:
         if (value := self.index(n.name)) is not None:
             return self(value)
+        if not self.is_variable(n.name) and (k := self.enum_value(n.name)) is not None:
+            return Const(str(k)) if k >= 0 else Unary("-", Const(str(-k)))
         return Sym(self.resolve(n.name))
 
     def lift_ArrayRef(self, n: c_ast.ArrayRef) -> Expr:

@@ -21,6 +21,7 @@ from frontends.c.header_variables import one_variable
 from frontends.c.inline_loops import inlined_call, inlined_declaration, type_text
 from frontends.c.loop_continues import without_continues
 from frontends.c.declarations import Unliftable, construct_name, container_for
+from frontends.c.enum_values import enum_values
 from frontends.c.expressions import ExpressionLifter
 from frontends.c.inline_functions import InlineHelpers
 from frontends.c.index_temporaries import index_temporaries_in_block, substitute_indices
@@ -43,6 +44,7 @@ class FileScope:
 
     variables: dict[str, c_ast.Decl] = field(default_factory=dict)
     enum_constants: set[str] = field(default_factory=set)
+    enum_values: dict[str, int] = field(default_factory=dict)   # those of known value, in every function
     functions: set[str] = field(default_factory=set)
     types: StructTypes = field(default_factory=StructTypes)   # struct definitions and typedefs
     helpers: InlineHelpers = field(default_factory=InlineHelpers)
@@ -72,6 +74,8 @@ class FunctionLifter:
         signature = node_text(func.decl)
         self.b = SDFGBuilder(func.decl.name, signature)
         self.scopes: list[dict[str, str]] = [{}]
+        # enum constants declared in a block: the block's scope, and their values (None: unknown)
+        self.block_enums: list[tuple[dict[str, str], dict[str, int | None]]] = []
         self.loop_vars: list[str] = []
         self.written = written_names(func.body)
         self.address_taken = address_taken_names(func.body)
@@ -81,7 +85,7 @@ class FunctionLifter:
         self._members_hoisted: set[int] = set()   # (ids of the loops rewritten to read locals)
         inline = file_scope.helpers.call_site(self.is_variable, self._data)
         self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get, inline,
-                                     self.indices.get)
+                                     self.indices.get, self.enum_value)
         self.opaque_reasons: list[str] = []
         self.loop_depth = 0
         self.before: list[c_ast.Node] = []   # the statements run before the current one, in its blocks
@@ -93,6 +97,21 @@ class FunctionLifter:
 
     def is_variable(self, cname: str) -> bool:
         return any(cname in s for s in self.scopes) or cname in self.file_scope.variables
+
+    def enum_value(self, cname: str) -> int | None:
+        """The value of the enum constant ``cname`` names here; None where it names a variable, a
+        function or nothing. A block's own constant of a value not known is no expression."""
+        for scope in reversed(self.scopes):
+            if cname in scope:
+                return None
+            for owner, values in self.block_enums:
+                if owner is scope and cname in values:
+                    if values[cname] is None:
+                        raise Unliftable(f"enum constant {cname} of a value not known")
+                    return values[cname]
+        if cname in self.file_scope.variables:
+            return None
+        return self.file_scope.enum_values.get(cname)
 
     def resolve(self, cname: str) -> str:
         for scope in reversed(self.scopes):
@@ -273,6 +292,10 @@ class FunctionLifter:
         return [self.b.opaque(f"#pragma {s.string}\n", "pragma")]
 
     def stmt_Decl(self, s: c_ast.Decl) -> list[ControlNode]:
+        if isinstance(s.type, c_ast.Enum) and s.type.values is not None:
+            enumerators = s.type.values.enumerators
+            known = enum_values(enumerators, {})
+            self.block_enums.append((self.scopes[-1], {e.name: known.get(e.name) for e in enumerators}))
         if s.name is None or isinstance(s.type, FUNC_DECL_TYPES) or "extern" in s.storage or "typedef" in s.storage:
             raise Unliftable("declaration of a type or function")
         storage = Storage.STATIC_LOCAL if "static" in s.storage else Storage.STACK

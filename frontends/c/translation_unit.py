@@ -10,6 +10,7 @@ from typing import Sequence as Seq
 
 from pycparser import c_ast
 
+from frontends.c.enum_values import enum_values
 from frontends.c.parse import FUNC_DECL_TYPES, parse
 from frontends.c.inline_functions import InlineHelpers
 from frontends.c.preprocess import preprocess
@@ -36,7 +37,9 @@ def file_scope_of(ast: c_ast.FileAST) -> FileScope:
             elif decl.name and "typedef" not in decl.storage:
                 scope.variables[decl.name] = decl
             for enum in _enums_in(decl.type):
-                scope.enum_constants.update(e.name for e in (enum.values.enumerators if enum.values else []))
+                enumerators = enum.values.enumerators if enum.values else []
+                scope.enum_constants.update(e.name for e in enumerators)
+                scope.enum_values.update(enum_values(enumerators, scope.enum_values))
     scope.helpers = InlineHelpers.of(ast, set(scope.variables), scope.enum_constants)
     return scope
 
