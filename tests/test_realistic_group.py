@@ -30,7 +30,8 @@ needs_gcc = pytest.mark.skipif(not HAVE_GCC, reason="no gcc")
 
 # sizes at which every hot nest runs more than 10^4 statement instances, in well under a second
 SMALL = {"box_filter": 96, "colstats": 100, "fir": 2000, "gauss_blur": 96, "heat2d": 128, "lu_rows": 64,
-         "matmul_flat": 48, "nbody": 120, "poisson3d": 30, "rgb_convert": 128, "sobel": 128}
+         "matmul_flat": 48, "nbody": 120, "poisson3d": 30, "rgb_convert": 128, "sobel": 128,
+         "threshold_mask": 128}
 
 
 def test_every_program_has_a_small_size_and_hot_nests():
