@@ -101,6 +101,9 @@ class _Rewriter:
             return None
         if not ex.is_pure(node.cond) or any(isinstance(n, ex.SizeOf) for n in ex.walk(node.cond)):
             return None
+        if any(isinstance(n, ex.Access) and any(isinstance(m, ex.Access) for i in n.indices for m in ex.walk(i))
+               for n in ex.walk(node.cond)):
+            return None   # (an element chosen by data, a[idx[i]]: the nest is no SCoP either way)
         then = self._assignments(node.then, loop_vars, nest_writes)
         other = self._assignments(node.other, loop_vars, nest_writes) if node.other is not None else []
         if then is None or other is None or not then and not other:
