@@ -230,3 +230,18 @@ def test_unused_system_prototypes_are_left_out_of_the_parse():
     for kept in ("typedef unsigned long size_t;", "extern double sqrt", "struct pair", "static inline int twice",
                  "extern int (*handler (int)) (int);", "double f(double y)"):
         assert kept in pruned
+
+
+def test_statement_expressions_print_in_their_parentheses():
+    """glibc's ``tolower`` is a GNU statement expression ``({ ... })``; a loop regenerated around
+    it (``while (*s) switch (tolower(*s++))``) must print it so that gcc reads it again."""
+    from pycparserext.ext_c_parser import GnuCParser
+
+    from frontends.c.c_text import statement_text
+    body = GnuCParser().parse(
+        "int f(int x) { int y = 0; switch (({ int r = x; r; })) { default: y = ({ int q = 1; q; }); }"
+        " if (({ x; })) { y++; } do { y++; } while (0); return y; }").ext[0].body
+    text = statement_text(body)
+    compact = "".join(text.split())
+    assert "switch(({intr=x;r;}))" in compact and "y=(({intq=1;q;}));" in compact and "if(({x;}))" in compact
+    assert compact.startswith("{inty=0;") and "do{y++;}while(0);" in compact

@@ -48,9 +48,9 @@ void kernels(int n, double *a, struct particle *p, const int *idx, double s[n], 
       B[j][i] = 2 * B[i][j];
 }
 
-size_t count(const char *text, char c) {
+size_t count(const char *text, size_t n, char c) {
   size_t m = 0;
-  while (*text) { if (*text++ == c) m++; }
+  for (size_t i = 0; i < n; i++) { if (*text++ == c) m++; }
   return m;
 }
 """

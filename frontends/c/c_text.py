@@ -11,6 +11,28 @@ from frontends.c.parse import VA_ARG_PLACEHOLDER
 
 
 class CText(GnuCGenerator):
+    """pycparserext's printer, with GNU statement expressions printed in their parentheses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._blocks: set[int] = set()   # ids of the compounds that stand as statements
+
+    def _generate_stmt(self, n, add_indent=False):
+        if isinstance(n, c_ast.Compound):
+            self._blocks.add(id(n))
+        return super()._generate_stmt(n, add_indent)
+
+    def visit_FuncDef(self, n: c_ast.FuncDef) -> str:
+        self._blocks.add(id(n.body))
+        return super().visit_FuncDef(n)
+
+    def visit_Compound(self, n: c_ast.Compound) -> str:
+        if id(n) in self._blocks:
+            self._blocks.discard(id(n))
+            return super().visit_Compound(n)
+        # (pycparserext parses ``({ ... })`` to a bare Compound in an expression)
+        return "(" + super().visit_Compound(n).rstrip() + ")"
+
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
         if isinstance(n.name, c_ast.ID) and n.name.name == VA_ARG_PLACEHOLDER and n.args and len(n.args.exprs) == 2:
             ap, size = n.args.exprs

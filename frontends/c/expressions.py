@@ -27,7 +27,8 @@ class ExpressionLifter:
                  member_note: Callable[[str], str | None] = lambda spelled: None,
                  inline: Callable[[str, tuple[Expr, ...]], Expr | None] = lambda name, args: None,
                  index: Callable[[str], c_ast.Node | None] = lambda name: None,
-                 enum_value: Callable[[str], int | None] = lambda name: None):
+                 enum_value: Callable[[str], int | None] = lambda name: None,
+                 is_array: Callable[[str], bool] = lambda name: False):
         self.resolve = resolve
         self.is_variable = is_variable
         self.view = view   # a pointer view by C name (pointer_views.py), read through its base
@@ -35,6 +36,7 @@ class ExpressionLifter:
         self.inline = inline   # a call's value as an expression, where inlined (inline_functions.py)
         self.index = index   # an index temporary's value by C name (index_temporaries.py)
         self.enum_value = enum_value   # a file-scope enum constant's value, as ``#define`` would give it
+        self.is_array = is_array   # whether a C name is an array or pointer of numbers (``*p`` is ``p[0]``)
 
     def __call__(self, node: c_ast.Node) -> Expr:
         method = getattr(self, "lift_" + type(node).__name__, None)
@@ -81,6 +83,8 @@ class ExpressionLifter:
     def lift_UnaryOp(self, n: c_ast.UnaryOp) -> Expr:
         if n.op == "*" and isinstance(n.expr, c_ast.ID) and (view := self.view(n.expr.name)) is not None:
             return self(view.element(c_ast.Constant("int", "0")))
+        if n.op == "*" and (element := _as_element(n.expr, self.is_array)) is not None:
+            return self(element)   # (*p is p[0], *(p + e) is p[e]: C defines them so)
         if n.op in _UNARY_OPS:
             return Unary(n.op, self(n.expr))
         if n.op == "sizeof":
@@ -110,3 +114,29 @@ class ExpressionLifter:
         lifted = tuple(self(a) for a in args)
         inlined = self.inline(n.name.name, lifted) if inline else None
         return Call(n.name.name, lifted) if inlined is None else inlined
+
+
+def _as_element(pointer: c_ast.Node, is_array: Callable[[str], bool]) -> c_ast.ArrayRef | None:
+    """``p[0]`` for ``*p``, ``p[e]`` for ``*(p + e)`` (any sum and difference of terms of which
+    ``p`` is one, added), with ``p`` the name of an array or pointer; None for any other."""
+    terms: list[tuple[int, c_ast.Node]] = []
+
+    def flatten(n: c_ast.Node, sign: int) -> None:
+        if isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-"):
+            flatten(n.left, sign)
+            flatten(n.right, sign if n.op == "+" else -sign)
+        else:
+            terms.append((sign, n))
+
+    flatten(pointer, 1)
+    bases = [k for k, (sign, t) in enumerate(terms) if isinstance(t, c_ast.ID) and is_array(t.name)]
+    if len(bases) != 1 or terms[bases[0]][0] != 1:
+        return None
+    base = terms.pop(bases[0])[1]
+    offset: c_ast.Node = c_ast.Constant("int", "0")
+    for k, (sign, t) in enumerate(terms):
+        if k == 0:
+            offset = t if sign == 1 else c_ast.UnaryOp("-", t)
+        else:
+            offset = c_ast.BinaryOp("+" if sign == 1 else "-", offset, t)
+    return c_ast.ArrayRef(base, offset, pointer.coord)

@@ -85,7 +85,7 @@ class FunctionLifter:
         self._members_hoisted: set[int] = set()   # (ids of the loops rewritten to read locals)
         inline = file_scope.helpers.call_site(self.is_variable, self._data)
         self.expr = ExpressionLifter(self.resolve, self.is_variable, self.views.get, self.members_left.get, inline,
-                                     self.indices.get, self.enum_value)
+                                     self.indices.get, self.enum_value, lambda c: self._element_of(c) is not None)
         self.opaque_reasons: list[str] = []
         self.loop_depth = 0
         self.before: list[c_ast.Node] = []   # the statements run before the current one, in its blocks
