@@ -150,7 +150,7 @@ def test_an_if_of_two_assignments_reads_its_condition_once(tmp_path):
     assert len(guarded) == 2   # mx and w, each stored where the condition's scalar holds
     assert "s2s_cond" in sdfg.container_map
     (scop,) = find_scops(sdfg)
-    assert len(scop.statements) == 3
+    assert len(scop.statements) == 4   # (with `*where = w` after the loop)
 
 
 def test_if_and_else_storing_one_element_is_one_select(tmp_path):

@@ -30,6 +30,13 @@ static void count(int n, const int *v, int *c) {
   for (int i = 0; i < n; i++)
     if (v[i] > 3) (*c)++;
 }
+static void tally(int n, const int *v, int *c) {
+  *c = 0;
+  for (int i = 0; i < n; i++)
+    *c += v[i] > 2;
+  (*c)++;
+  *c *= 2;
+}
 static void walk(int n, double *p, double x) {
   for (int i = 0; i < n; i++)
     *p++ = x * i;
@@ -48,9 +55,12 @@ int main(void) {
   count(n * m, v, &c);
   count(n * m, v, v + 5);     /* the count inside the values */
   walk(m, b + 11, 0.5);
+  int k = 0;
+  tally(n * m, v, &k);
+  tally(n * m - 9, v + 9, v + 4);   /* the count inside the values */
   double s = 0;
   for (int i = 0; i < n * m; i++) s += a[i] * (i % 3) + b[i] + v[i];
-  printf("%a %a %d\n", s, t, c);
+  printf("%a %a %d %d\n", s, t, c, k);
   return 0;
 }
 """
@@ -66,3 +76,12 @@ def test_dereferences_are_subscripts_and_print_what_gcc_prints(tmp_path, target)
     if target == "openmp":
         optimized = {line.split(": ")[1] for line in result.report if "SCoP at" in line and " optimized " in line}
         assert {"scale", "rows"} <= optimized, result.report
+
+
+def test_a_statement_that_starts_with_a_dereference_joins_the_scop_of_its_loop(tmp_path):
+    """``*c = 0;`` before a loop is a statement of its SCoP (the SCoP starts there, at B0); a
+    statement that starts with a parenthesis (``(*c)++;``) is not taken for one that starts at
+    its ``*``, and the program prints what gcc's build prints."""
+    result, ref, out = optimized_and_both_outputs(tmp_path / "deref.c", PROGRAM, "openmp")
+    assert out == ref
+    assert any(": tally: SCoP at B0 " in line for line in result.report), result.report

@@ -87,6 +87,14 @@ class SourceText:
         target = lo + column - 1
         return min(hits, key=lambda s: abs(s - target))
 
+    def starts_statement(self, at: int) -> bool:
+        """Whether the token at offset ``at`` is the first of a statement: the file's first, or one
+        after a ``;``, a brace or a preprocessor line (comments are no tokens)."""
+        i = self._token_index.get(at)
+        if i is None:
+            return False
+        return i == 0 or self.tokens[i - 1].text in (";", "{", "}") or self.tokens[i - 1].kind == "directive"
+
     def definition_start(self, line: int, column: int, name: str) -> int | None:
         """Offset of the first token of the function definition whose name stands at
         ``line``:``column`` (its storage class, type and attributes, ``static double *f``), where

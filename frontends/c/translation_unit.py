@@ -85,8 +85,8 @@ def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[
         if keyword is None or lines[k] is None:
             continue
         start = source.find_keyword(s.coord.line, s.coord.column or 1, keyword)
-        if start is None:
-            continue
+        if start is None or keyword == "*" and not source.starts_statement(start):
+            continue   # (``(*c)++`` starts at its parenthesis, which the tree does not keep)
         span = source.statement_span(start)
         if span is None:
             continue
@@ -101,7 +101,8 @@ def body_spans(func: c_ast.FuncDef, source: SourceText, main_file: str) -> dict[
 
 
 def _leading_name(s: c_ast.Node) -> str | None:
-    """The identifier an expression statement starts with (``A`` in ``A[i] = 0;``), if any."""
+    """The identifier an expression statement starts with (``A`` in ``A[i] = 0;``), or ``*`` for a
+    dereference (``*out = s;``), if any."""
     node = s
     while True:
         if isinstance(node, c_ast.Assignment):
@@ -114,6 +115,8 @@ def _leading_name(s: c_ast.Node) -> str | None:
             node = node.expr
         elif isinstance(node, c_ast.ID):
             return node.name
+        elif isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            return "*"
         else:
             return None
 
