@@ -82,6 +82,14 @@ static void shift_where(int n, double *x, double *y) {
   for (int i = 0; i < n; i++)
     if (x[i] > 0.3) { y[i] = x[i] - 1.0; x[i] = y[i] + x[i]; }
 }
+static void excess(int n, const double *a, double *b, double t) {
+  for (int i = 0; i < n; i++)
+    if (a[i] > t) { double d = a[i] - t; b[i] = d * d; }
+}
+static void guarded_division(int n, const int *k, int *h) {
+  for (int i = 1; i < n; i++)
+    if (k[i] != 0) { int r = 1000 / k[i]; if (r > 5 + k[i - 1]) h[i] += r; else h[i] -= r; }
+}
 int main(void) {
   int n = 180, m = 210;
   unsigned char *img = malloc(n * m), *out = malloc(n * m);
@@ -109,6 +117,9 @@ int main(void) {
   shift_where(n * m, b, b);           /* one buffer twice */
   shift_where(n * m - 1, a, a + 1);   /* overlapping views */
   flip(n * m - 3, b + 3, b);
+  excess(n * m, a, b, 0.25);
+  excess(n * m - 1, b + 1, b, 0.5);   /* overlapping */
+  guarded_division(n * m, ii, io);    /* ii holds zeros */
   long s = 0; double ds = 0;
   for (int i = 0; i < n * m; i++) { s += out[i] + io[i] + l[i] % 1000; ds += a[i] * (i % 7) + b[i]; }
   for (int i = 0; i < 100 * 100; i++) s += d[i] * (i % 5);
@@ -126,7 +137,7 @@ def test_programs_with_ifs_on_data_print_what_gcc_prints(tmp_path, target):
     optimized = {line.split(": ")[1] for line in result.report if "SCoP at" in line and " optimized " in line}
     assert {"relax", "smooth_masked", "count_in_range"} <= optimized
     if target == "openmp":
-        assert {"threshold", "clamp3", "nested", "flip", "shift_where"} <= optimized
+        assert {"threshold", "clamp3", "nested", "flip", "shift_where", "excess", "guarded_division"} <= optimized
     assert not any("read in a condition" in line for line in result.report)
 
 
@@ -159,6 +170,20 @@ def test_if_and_else_storing_one_element_is_one_select(tmp_path):
     assert not t.guarded_store    # (both branches store: the store is the program's)
 
 
+def test_a_branchs_local_is_declared_before_the_selects(tmp_path):
+    sdfg = selects_for_data_conditions(_function(tmp_path, PROGRAM, "excess"))
+    assert not any(isinstance(n, IfElse) for n in walk(sdfg.body))
+    declares = {n.name: n for n in walk(sdfg.body) if isinstance(n, Declare)}
+    assert declares["d"].init is None and declares["d"].assigned_later
+    (local,) = [t for t in _tasklets(sdfg) if "d" in {e.data for e in _writes(sdfg, t)}]
+    assert not local.guarded_store   # (d = c ? a[i] - t : 0: no iteration reads another's d)
+
+
+def _writes(sdfg, t: Tasklet):
+    return [e for n in walk(sdfg.body) if isinstance(n, Block) for e in n.graph.out_edges(t.id)
+            if t in n.graph.nodes]
+
+
 def test_ifs_that_cannot_be_selects_stay(tmp_path):
     text = """
     #include <stdio.h>
@@ -167,6 +192,7 @@ def test_ifs_that_cannot_be_selects_stay(tmp_path):
         if (a[i] > 0) printf("%d\\n", i);
         if (a[i] > 1) for (int j = 0; j < n; j++) b[j] += a[i];
         if (i < k) b[i] = 0;
+        if (a[i] > 2) { double w = a[i] * 2; b[i] = w; } else { double w = a[i] - 2; b[i] += w; }
       }
     }
     """

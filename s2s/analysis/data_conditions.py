@@ -16,14 +16,17 @@ user's own parallel loop may rely on).
 
 An if is so written when it sits in a loop, its condition reads array elements or scalars the
 loop nest writes (other conditions are the model's own), every computation it guards is a pure
-assignment (no loop, call with effects, jump or declaration in its branches), and each arm's
-value converts to the type of the element it is stored to as the store did. The condition is
+assignment (no loop, call with effects or jump in its branches), and each arm's value converts
+to the type of the element it is stored to as the store did. A local a branch declares (the only
+declaration of its name in the function) is declared before the selects, and given ``c ? e : 0``:
+only the branch reads it, and no iteration then reads another's. The condition is
 evaluated once, as the if did: inside the assignment where the if guards one, else into a scalar
 of its own that the guarded assignments read (the branches may change what it reads, through any
 name). ``if (c) x = e1; else x = e2;`` of one element becomes ``x = c ? e1 : e2``.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 from s2s.analysis.c_arith import type_of
@@ -61,6 +64,8 @@ class _Rewriter:
         self.containers = dict(sdfg.container_map)
         self.taken = set(self.containers) | _all_names(sdfg.body)
         self.added: list[Scalar] = []
+        self.declared = collections.Counter(n.name for n in walk(sdfg.body) if isinstance(n, Declare))
+        self.temporaries: set[str] = set()   # locals of a branch, declared before the selects
 
     def node(self, node: ControlNode, loop_vars: tuple[str, ...], nest_writes: frozenset[str]) -> ControlNode:
         if isinstance(node, For):
@@ -105,13 +110,17 @@ class _Rewriter:
                for n in ex.walk(node.cond)):
             return None   # (an element chosen by data, a[idx[i]]: the nest is no SCoP either way)
         then = self._assignments(node.then, loop_vars, nest_writes)
-        other = self._assignments(node.other, loop_vars, nest_writes) if node.other is not None else []
-        if then is None or other is None or not then and not other:
+        other = self._assignments(node.other, loop_vars, nest_writes) if node.other is not None else ([], [])
+        if then is None or other is None:
             return None
+        (then, declared), (other, declared_else) = then, other
+        if not then and not other:
+            return None
+        out: list[ControlNode] = [dataclasses.replace(d, init=None, assigned_later=True)
+                                  for d in declared + declared_else]
         merged = self._merged(node, then, other, loop_vars)
         if merged is not None:
-            return [merged]
-        out: list[ControlNode] = []
+            return out + [merged]
         if len(then) + len(other) == 1:
             cond = node.cond
         else:
@@ -138,21 +147,34 @@ class _Rewriter:
                 return True
         return False
 
-    def _assignments(self, seq: Sequence, loop_vars, nest_writes) -> list[Block] | None:
+    def _assignments(self, seq: Sequence, loop_vars, nest_writes) -> tuple[list[Block], list[Declare]] | None:
         """The assignments a branch makes, in order, each a block of one tasklet (those of a nested
-        if on data already selects); None where the branch holds anything else."""
+        if on data already selects, a local's initial value), and the locals it declares; None
+        where the branch holds anything else."""
         out: list[Block] = []
+        declared: list[Declare] = []
         for child in seq.children:
             if isinstance(child, Block):
                 for comp in child.graph.computations():
                     if not isinstance(comp, Tasklet) or comp.output is None or not ex.is_pure(comp.expr):
                         return None
                     out.append(_one_tasklet(child, comp))
+            elif isinstance(child, Declare):
+                if not self._temporary(child):
+                    return None
+                declared.append(child)
+                self.temporaries.add(child.name)
+                if child.init is not None:
+                    inner = self._assignments(Sequence(f"{child.id}_i", (child.init,)), loop_vars, nest_writes)
+                    if inner is None:
+                        return None
+                    out += inner[0]
             elif isinstance(child, Sequence):
                 inner = self._assignments(child, loop_vars, nest_writes)
                 if inner is None:
                     return None
-                out += inner
+                out += inner[0]
+                declared += inner[1]
             elif isinstance(child, IfElse):
                 nested = self.if_else(child, loop_vars, nest_writes)
                 if nested is None or any(not isinstance(n, Block) for n in nested):
@@ -160,7 +182,15 @@ class _Rewriter:
                 out += nested
             else:
                 return None
-        return out
+        return out, declared
+
+    def _temporary(self, declare: Declare) -> bool:
+        """Whether a local a branch declares may be declared before the selects instead: a number
+        of the stack, its value given by an expression, the only declaration of its name in the
+        function (so the wider scope shadows and clashes with nothing)."""
+        data = self.containers.get(declare.name)
+        return isinstance(data, Scalar) and data.storage is Storage.STACK and declare.init_text is None \
+            and (data.dtype.is_float or data.dtype.is_integer) and self.declared[declare.name] == 1
 
     def _merged(self, node: IfElse, then: list[Block], other: list[Block], loop_vars) -> Block | None:
         """``x = c ? e1 : e2`` where each branch stores one value to the same element ``x``."""
@@ -184,6 +214,13 @@ class _Rewriter:
         (write,) = block.graph.out_edges(t.id)
         graph, inputs = block.graph, list(t.inputs)
         value = t.expr
+        if write.data in self.temporaries and not t.guarded_store:
+            # (a branch's local, read only in the branch: its value where the branch does not run
+            # is never read, and a constant there keeps iterations from reading each other's)
+            target = self._typed(write.data)
+            cond_expr, graph, inputs = self._with_reads(cond, graph, inputs, t.id, loop_vars)
+            value = ex.Ternary(cond_expr, _converted(value, target, graph, t.id, self.containers), ex.Const("0"))
+            return _single(ident, graph, dataclasses.replace(t, inputs=tuple(inputs), expr=value), block)
         if t.guarded_store:
             inner = value
             assert isinstance(inner, ex.Ternary)
