@@ -86,6 +86,10 @@ static void excess(int n, const double *a, double *b, double t) {
   for (int i = 0; i < n; i++)
     if (a[i] > t) { double d = a[i] - t; b[i] = d * d; }
 }
+static void clipped(int n, const double *a, double *b, double t) {
+  for (int i = 0; i < n; i++)
+    if (a[i] > t) { double d = a[i] - t; if (d > 0.5) d = 0.5; b[i] = d; }   /* d kept where not */
+}
 static void guarded_division(int n, const int *k, int *h) {
   for (int i = 1; i < n; i++)
     if (k[i] != 0) { int r = 1000 / k[i]; if (r > 5 + k[i - 1]) h[i] += r; else h[i] -= r; }
@@ -119,6 +123,7 @@ int main(void) {
   flip(n * m - 3, b + 3, b);
   excess(n * m, a, b, 0.25);
   excess(n * m - 1, b + 1, b, 0.5);   /* overlapping */
+  clipped(n * m, a, b, 0.1);
   guarded_division(n * m, ii, io);    /* ii holds zeros */
   long s = 0; double ds = 0;
   for (int i = 0; i < n * m; i++) { s += out[i] + io[i] + l[i] % 1000; ds += a[i] * (i % 7) + b[i]; }
@@ -137,7 +142,7 @@ def test_programs_with_ifs_on_data_print_what_gcc_prints(tmp_path, target):
     optimized = {line.split(": ")[1] for line in result.report if "SCoP at" in line and " optimized " in line}
     assert {"relax", "smooth_masked", "count_in_range"} <= optimized
     if target == "openmp":
-        assert {"threshold", "clamp3", "nested", "flip", "shift_where", "excess", "guarded_division"} <= optimized
+        assert {"threshold", "clamp3", "nested", "flip", "shift_where", "excess", "clipped", "guarded_division"} <= optimized
     assert not any("read in a condition" in line for line in result.report)
 
 

@@ -65,7 +65,6 @@ class _Rewriter:
         self.taken = set(self.containers) | _all_names(sdfg.body)
         self.added: list[Scalar] = []
         self.declared = collections.Counter(n.name for n in walk(sdfg.body) if isinstance(n, Declare))
-        self.temporaries: set[str] = set()   # locals of a branch, declared before the selects
 
     def node(self, node: ControlNode, loop_vars: tuple[str, ...], nest_writes: frozenset[str]) -> ControlNode:
         if isinstance(node, For):
@@ -118,6 +117,7 @@ class _Rewriter:
             return None
         out: list[ControlNode] = [dataclasses.replace(d, init=None, assigned_later=True)
                                   for d in declared + declared_else]
+        own_locals = frozenset(d.name for d in declared + declared_else)
         merged = self._merged(node, then, other, loop_vars)
         if merged is not None:
             return out + [merged]
@@ -132,10 +132,10 @@ class _Rewriter:
                                    None, loop_vars, node))
             cond = ex.Sym(name)
         for k, g in enumerate(then):
-            out.append(self._guarded(f"{node.id}_t{k}", g, cond, loop_vars))
+            out.append(self._guarded(f"{node.id}_t{k}", g, cond, loop_vars, own_locals))
         negated = ex.Unary("!", cond)
         for k, g in enumerate(other):
-            out.append(self._guarded(f"{node.id}_e{k}", g, negated, loop_vars))
+            out.append(self._guarded(f"{node.id}_e{k}", g, negated, loop_vars, own_locals))
         return out
 
     def _on_data(self, cond: ex.Expr, loop_vars: tuple[str, ...], nest_writes: frozenset[str]) -> bool:
@@ -163,7 +163,6 @@ class _Rewriter:
                 if not self._temporary(child):
                     return None
                 declared.append(child)
-                self.temporaries.add(child.name)
                 if child.init is not None:
                     inner = self._assignments(Sequence(f"{child.id}_i", (child.init,)), loop_vars, nest_writes)
                     if inner is None:
@@ -207,14 +206,15 @@ class _Rewriter:
                            _converted(values[1], target, graph, ta.id, self.containers))
         return _single(f"{node.id}_s", graph, dataclasses.replace(ta, inputs=tuple(inputs), expr=value), node)
 
-    def _guarded(self, ident: str, assignment: Block, cond: ex.Expr, loop_vars) -> Block:
+    def _guarded(self, ident: str, assignment: Block, cond: ex.Expr, loop_vars, own_locals: frozenset[str]) -> Block:
         """``x = cond ? e : x`` of an assignment ``x = e`` of a branch (``x = cond && c ? e : x`` of
-        one already stored only where ``c`` holds)."""
+        one already stored only where ``c`` holds); ``x = cond ? e : 0`` of a local the if's own
+        branches declare (``own_locals``; a nested if's branch keeps the value it does not set)."""
         block, t = _only(assignment)
         (write,) = block.graph.out_edges(t.id)
         graph, inputs = block.graph, list(t.inputs)
         value = t.expr
-        if write.data in self.temporaries and not t.guarded_store:
+        if write.data in own_locals and not t.guarded_store:
             # (a branch's local, read only in the branch: its value where the branch does not run
             # is never read, and a constant there keeps iterations from reading each other's)
             target = self._typed(write.data)
