@@ -46,7 +46,9 @@ def test_generator_covers_what_the_issue_asks_for():
                     r"\+= \(\w\[i\]\[k\] \* \w\[k\]\[j\]\)",  # the matrix-multiply pattern
                     r"g_result", r"s\d \+= ",  # scalars and reductions into them
                     # C89 style: loop variables declared at the top, some read after their loops
-                    r"\n  int i(, | = 0)", r"for \(j = ", r"g_result\[\d\] = [ijkl];"):
+                    r"\n  int i(, | = 0)", r"for \(j = ", r"g_result\[\d\] = [ijkl];",
+                    # a branch of an if on data computing in a local of its own, which a nested if sets
+                    r"\{\n\s+\w+ (s\d+) = 0[^;]*;\n\s+\1 = [^\n]*\n\s+if \([^\n]*\)\n\s+\{\n\s+\1 [-+*]?= "):
         assert re.search(pattern, joined), pattern
     assert any(t.count("for (int i") >= 4 for t in texts)  # several nests
 

@@ -10,6 +10,9 @@ What is drawn, and why each is there:
 * scalar reductions reset in an outer loop, and kernel-level scalars: privatization and expansion;
   temporaries combined in one store (``t0 = ..; t1 = ..; X[..] = t0 * t1``): accumulators;
 * affine and modulo ``if``s: guards the scheduler must keep on their statements;
+* ``if``s on the values of integer elements, whose branches at times compute in a local of their
+  own that a nested if sets again (``T t = e; if (..) t = e2; X[..] = t``): selects, where the
+  local keeps its value wherever the nested if does not hold;
 * ``C[i][j] += A[i][k] * B[k][j]``, also through a scalar per cell (``s = 0; s += ..; C[i][j] = s``,
   expanded into a matrix): the matrix-multiply kernels, which promise bit-exact results;
 * Gauss-Seidel sweeps in place (``A[i][j]`` from its new left neighbour): lagged copies;
@@ -217,9 +220,11 @@ class _Draft:
         self.rng = rng
         self.seed = seed
         self.scalar_count = 0
+        self.scalar_types: dict[str, str] = {}
         # (a stream of its own: a program that draws no compare is the one it was before them)
         self.compares = random.Random(f"{seed}/compares")
         self.data_ifs = random.Random(f"{seed}/data-ifs")   # (likewise for ifs on data)
+        self.branch_locals = random.Random(f"{seed}/branch-locals")   # (and for their branches' locals)
 
     # ---- the program ---------------------------------------------------------------------------------
     def program(self) -> Program:
@@ -285,6 +290,7 @@ class _Draft:
     def _new_scalar(self, ctype: str) -> ScalarDecl:
         name = f"s{self.scalar_count}"
         self.scalar_count += 1
+        self.scalar_types[name] = ctype
         return ScalarDecl(name, ctype, self._const(ctype, zero=True))
 
     # ---- loops -----------------------------------------------------------------------------------------
@@ -510,7 +516,45 @@ class _Draft:
         cond = Cond(const(0), d.choice(("<", ">", "<=", ">=", "==", "!=")), const(bound), data=data, data_type=a.ctype)
         then = (node, self._stmt(vars, ())) if d.random() < 0.35 else (node,)
         orelse = (self._stmt(vars, ()),) if d.random() < 0.3 else ()
+        if isinstance(node, Stmt) and self.branch_locals.random() < 0.35:
+            then = self._through_local(node, vars) + then[1:]
         return If(cond, then, orelse)
+
+    def _through_local(self, stmt: Stmt, vars: tuple[str, ...]) -> tuple[Node, ...]:
+        """``stmt`` as a branch computes it in a local of its own: ``T t = e; [if (..) t = e2;]
+        X op= t``, the nested if (on the local itself where it is an integer, else on integer
+        elements) keeping ``t`` where it does not hold: a clip or a correction, as filters write."""
+        b = self.branch_locals
+        saved, self.rng = self.rng, b   # (every draw from a stream of its own: other programs stay)
+        try:
+            ctype = self._stmt_type(stmt)
+            local = self._new_scalar(ctype)
+            nodes: list[Node] = [local, Stmt(ScalarRef(local.name), "=", stmt.expr)]
+            if b.random() < 0.7:
+                readable = [a for a in self.arrays_used() if a.ctype in INT_TYPES]
+                if ctype in INT_TYPES and (not readable or b.random() < 0.6):
+                    data: Expr = ScalarRef(local.name)
+                    data_type = ctype
+                else:
+                    a = b.choice(readable)
+                    data, data_type = self._access(a, vars), a.ctype
+                bound = b.randint(0, 7)
+                cond = Cond(const(0), b.choice(("<", ">", "<=", ">=", "!=")), const(bound), data=data,
+                            data_type=data_type)
+                ops = ("=", "+=", "-=", "*=") if ctype != "int" else ("=", "+=", "-=")
+                fix = Stmt(ScalarRef(local.name), b.choice(ops), self._expr(ctype, vars, (local,), 1))
+                orelse = (Stmt(ScalarRef(local.name), b.choice(ops), self._expr(ctype, vars, (), 1)),) \
+                    if b.random() < 0.25 else ()
+                nodes.append(If(cond, (fix,), orelse))
+            nodes.append(Stmt(stmt.target, stmt.op, ScalarRef(local.name)))
+            return tuple(nodes)
+        finally:
+            self.rng = saved
+
+    def _stmt_type(self, stmt: Stmt) -> str:
+        if isinstance(stmt.target, Access):
+            return self._type_of(stmt.target)
+        return self.scalar_types[stmt.target.name]
 
     # ---- statements and expressions -----------------------------------------------------------------------
     def _stmt(self, vars: tuple[str, ...], scalars: tuple[ScalarDecl, ...]) -> Stmt:
