@@ -257,3 +257,23 @@ def test_answers_for_an_llvm_module_what_the_client_would_make(server, tmp_path,
     served = _ask(server, OptimizeRequest.here("stencil.ll", [], options, None, module=True), monkeypatch)
     assert served is not None
     assert served.c.source == here.c.source and served.residual == here.residual
+
+
+def test_a_server_warms_up_for_the_target_of_the_build_that_starts_it(tmp_path, monkeypatch):
+    import subprocess
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append(argv))
+    optimize_server.start_server(str(tmp_path / "a.sock"), idle=5, target="openmp")
+    optimize_server.start_server(str(tmp_path / "b.sock"), idle=5)
+    assert started[0][-2:] == ["--target", "openmp"] and "--target" not in started[1]
+
+    warmed: list[str] = []
+    from s2s.driver import pipeline
+
+    monkeypatch.setattr(pipeline, "optimize_c_file", lambda path, args, options, preprocessed: warmed.append(options.target))
+    optimize_server._warm_up(str(tmp_path), targets=("openmp",))
+    assert warmed == ["openmp"]
+    warmed.clear()
+    optimize_server._warm_up(str(tmp_path))
+    assert warmed == list(optimize_server.WARM_UP_TARGETS)

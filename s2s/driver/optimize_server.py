@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from s2s.time_limit import TimeLimitExceeded, outcome, unpacked
 
 ANSWER_SECONDS = 10.0     # how long a client waits for a server's child to say its pid
+WARM_UP_TARGETS = ("c", "openmp")   # what a server started without a target warms up for
 _LENGTH = struct.Struct("!Q")
 _MAX_SOCKET_PATH = 100    # sun_path holds 108 bytes on Linux
 
@@ -116,7 +117,7 @@ def optimize(request: OptimizeRequest, timeout: float, idle: float):
         conn.connect(path)
     except OSError:
         conn.close()
-        start_server(path, idle, modules=request.module)
+        start_server(path, idle, modules=request.module, target=getattr(request.options, "target", ""))
         return None
     import pickle
     import time
@@ -141,9 +142,10 @@ def optimize(request: OptimizeRequest, timeout: float, idle: float):
     return unpacked(payload)
 
 
-def start_server(path: str, idle: float, modules: bool = False) -> None:
+def start_server(path: str, idle: float, modules: bool = False, target: str = "") -> None:
     """A detached server for ``path`` (it leaves at once where another is starting); with
-    ``modules``, warmed up for LLVM modules too (s2s-c++, s2s-fc, .ll inputs)."""
+    ``modules``, warmed up for LLVM modules too (s2s-c++, s2s-fc, .ll inputs); with ``target``,
+    warmed up for that target only (the one the build that starts it asks for)."""
     import fcntl
     import subprocess
     from pathlib import Path
@@ -163,7 +165,8 @@ def start_server(path: str, idle: float, modules: bool = False) -> None:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
     try:
         subprocess.Popen([sys.executable, "-m", "s2s.driver.optimize_server", "--socket", path,
-                          "--idle", f"{idle:g}", *(["--modules"] if modules else [])], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          "--idle", f"{idle:g}", *(["--modules"] if modules else []),
+                          *(["--target", target] if target else [])], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, env=env)
     except OSError:
         pass
@@ -235,7 +238,7 @@ class _Stop(Exception):
     """SIGTERM arrived while the server waited for a request."""
 
 
-def serve(path: str, idle: float, modules: bool = False) -> int:
+def serve(path: str, idle: float, modules: bool = False, targets: tuple[str, ...] = WARM_UP_TARGETS) -> int:
     """Serve on ``path`` until ``idle`` seconds pass without a request (or SIGTERM); a child per
     request, each waited for. Returns at once where another server holds ``path``'s lock, which
     holds the serving one's process id. On its way out a server writes the processor time it and
@@ -264,7 +267,7 @@ def serve(path: str, idle: float, modules: bool = False) -> int:
     children: set[int] = set()
     listener = None
     try:
-        _warm_up(os.path.dirname(path), modules)
+        _warm_up(os.path.dirname(path), modules, targets)
         try:
             os.unlink(path)
         except FileNotFoundError:
@@ -369,9 +372,10 @@ def _running(pid: int) -> bool:
         return True
 
 
-def _warm_up(directory: str, modules: bool = False) -> None:
-    """Import the optimizer and make its first calls, so that each child starts warm; with
-    ``modules``, the LLVM front end and llvmlite's LLVM too (0.2 s that C builds need not pay)."""
+def _warm_up(directory: str, modules: bool = False, targets: tuple[str, ...] = WARM_UP_TARGETS) -> None:
+    """Import the optimizer and make its first calls for ``targets``, so that each child starts
+    warm; with ``modules``, the LLVM front end and llvmlite's LLVM too (0.2 s that C builds need
+    not pay). A request for another target is served too, its first calls in its child."""
     import tempfile
 
     from s2s.driver.pipeline import PipelineOptions, optimize_c_file
@@ -389,7 +393,7 @@ def _warm_up(directory: str, modules: bool = False) -> None:
         source = os.path.join(tmp, "warm_up.c")
         with open(source, "w") as f:
             f.write(WARM_UP_PROGRAM)
-        for target in ("c", "openmp"):
+        for target in targets:
             try:
                 optimize_c_file(source, [], PipelineOptions(target=target, report=True), preprocessed=WARM_UP_PROGRAM)
             except Exception:  # noqa: BLE001 - a warm-up that fails leaves a colder server, no more
@@ -445,11 +449,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--socket", help="where to listen (default: this user's, interpreter's and code's socket)")
     ap.add_argument("--idle", type=float, default=DEFAULT_SERVER_IDLE, help="seconds without a request before it leaves")
     ap.add_argument("--modules", action="store_true", help="warm up for LLVM modules too")
+    ap.add_argument("--target", action="append", help="warm up for this target (default: c and openmp)")
     ns = ap.parse_args(argv)
     path = ns.socket or socket_path(os.environ)
     if path is None:
         ap.error("no private directory for the socket (S2S_SERVER_DIR)")
-    return serve(path, ns.idle, ns.modules)
+    return serve(path, ns.idle, ns.modules, tuple(ns.target or WARM_UP_TARGETS))
 
 
 if __name__ == "__main__":
