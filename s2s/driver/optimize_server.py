@@ -117,7 +117,7 @@ def optimize(request: OptimizeRequest, timeout: float, idle: float):
         conn.connect(path)
     except OSError:
         conn.close()
-        start_server(path, idle, modules=request.module, target=getattr(request.options, "target", ""))
+        start_server(path, idle, modules=request.module, target=request.options.target)
         return None
     import pickle
     import time
